@@ -1,0 +1,16 @@
+# Reproducibility workflows for four cross-lingual sentence-embedding papers.
+#   snakemake papers/dap/all --cores 2                      # smoke scale (default)
+#   snakemake papers/dap/all --cores 2 --config scale=mini  # real data from data_root
+# Each paper is a module; its rules are prefixed with the paper name (dap_train, dap_all, ...).
+from common.config import workflow_config
+
+configfile: "config/config.yaml"
+config.update(workflow_config(config))
+
+
+module dap:
+    snakefile: "papers/dap/workflow/Snakefile"
+    config: config
+
+
+use rule * from dap as dap_*

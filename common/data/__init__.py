@@ -1,0 +1,1 @@
+"""Corpora: synthetic generator, real-format loaders, leakage rule, corpus builders."""

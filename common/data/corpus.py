@@ -1,0 +1,240 @@
+"""Corpus preparation: training pairs after the leakage rule, plus where every evaluation set is.
+
+``prepare(kind, out, data_root, spec)`` writes under ``out``:
+
+* ``train/{lang}-en.tsv`` — ``non_english<TAB>english`` pairs, leakage-filtered;
+* ``bucc/`` — BUCC-format mining sets (synthetic, or built from real held-out data);
+* ``manifest.json`` — languages, the evaluation folders to read, and the leakage counts.
+
+Smoke (``synthetic``): everything comes from :mod:`common.data.synthetic`.
+Mini (``mini``): training pairs from multi30k (en-de/fr/cs), ``cmn.txt`` (en-zh) and the
+stsb-multi-mt *train* sentences (each row gives two en-xx pairs), all from ``data_root``;
+evaluation reads Tatoeba v1, XNLI dev and STS files in place (never copied). Since no BUCC
+data is available, :func:`build_bucc_benchmark` hides real parallel sentences that no
+training set contains (stsb-multi-mt dev and XNLI dev, both human or DeepL translations
+of English) among non-parallel sentences, about 3.5 % gold, in the BUCC file format with
+sample / training / test splits, so the evaluator runs unchanged on real BUCC 2018 files.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+from pathlib import Path
+
+from common.data import loaders
+from common.data.leakage import LeakageFilter, normalize
+from common.data.synthetic import SyntheticSpec, write_synthetic_corpus
+from common.io import read_json, write_json, write_lines
+
+log = logging.getLogger(__name__)
+
+ISO3 = {"de": "deu", "fr": "fra", "cs": "ces", "es": "spa", "it": "ita", "ja": "jpn", "nl": "nld",
+        "pl": "pol", "pt": "por", "ru": "rus", "zh": "cmn", "ar": "ara", "bg": "bul", "el": "ell",
+        "hi": "hin", "sw": "swh", "th": "tha", "tr": "tur", "ur": "urd", "vi": "vie"}
+XNLI_LANGS = "ar bg de el en es fr hi ru sw th tr ur vi zh".split()
+BUCC_SPLITS = ("sample", "training", "test")
+
+
+def _write_train(out: Path, pairs_by_lang: dict[str, list[tuple[str, str]]]) -> dict[str, str]:
+    paths = {}
+    for lang, pairs in sorted(pairs_by_lang.items()):
+        path = out / "train" / f"{lang}-en.tsv"
+        write_lines(path, (f"{a}\t{b}" for a, b in pairs))
+        paths[lang] = str(path)
+    return paths
+
+
+# --------------------------------------------------------------------------- smoke
+def prepare_synthetic(out: Path, spec: dict) -> dict:
+    syn = write_synthetic_corpus(out, SyntheticSpec(**spec))
+    langs = syn["languages"]
+    evals = LeakageFilter()
+    for lang in langs:
+        evals.add(s for pair in zip(*loaders.read_tatoeba(out / "tatoeba", lang)) for s in pair)
+        for split in BUCC_SPLITS:
+            b = loaders.read_bucc(out / "bucc", f"{lang}-en", split)
+            evals.add(list(b.src.values()) + list(b.trg.values()))
+    for p in (out / "nli").glob("dev-*.tsv"):
+        nli = loaders.read_xnli_tsv(p)
+        evals.add(nli.premise + nli.hypothesis)
+    train, dropped = {}, {}
+    for lang in langs:
+        pairs = loaders.read_tsv_pairs(out / "train" / f"{lang}-en.tsv")
+        train[lang], dropped[lang] = evals.filter_pairs(pairs)
+    return {
+        "kind": "synthetic", "train": _write_train(out, train), "train_languages": langs,
+        "tatoeba_dir": str(out / "tatoeba"), "tatoeba_languages": langs,
+        "bucc_dir": str(out / "bucc"), "bucc_pairs": [f"{l}-en" for l in langs],
+        "nli_dir": str(out / "nli"), "nli_languages": ["en"] + langs,
+        "sts_dir": str(out / "sts"),
+        "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "eval_sentences": len(evals)},
+    }
+
+
+# --------------------------------------------------------------------------- mini
+def _stsb_mt_pairs(root: Path, lang: str, split: str) -> list[tuple[str, str]]:
+    xx = loaders.read_stsb_multi_mt(root / f"stsb-{lang}-{split}.csv")
+    en = loaders.read_stsb_multi_mt(root / f"stsb-en-{split}.csv")
+    if len(xx) != len(en):
+        raise loaders.DataFormatError(root / f"stsb-{lang}-{split}.csv", None,
+                                      f"{len(xx)} rows but stsb-en-{split}.csv has {len(en)}")
+    return list(zip(xx.sent1, en.sent1)) + list(zip(xx.sent2, en.sent2))
+
+
+def _xnli_pairs(root: Path, lang: str) -> list[tuple[str, str]]:
+    xx, en = loaders.read_xnli_tsv(root / f"dev-{lang}.tsv"), loaders.read_xnli_tsv(root / "dev-en.tsv")
+    if len(xx) != len(en):
+        raise loaders.DataFormatError(root / f"dev-{lang}.tsv", None, f"{len(xx)} items but dev-en.tsv has {len(en)}")
+    return list(zip(xx.premise, en.premise)) + list(zip(xx.hypothesis, en.hypothesis))
+
+
+def _unique_pairs(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    seen_a, seen_b, out = set(), set(), []
+    for a, b in pairs:
+        ka, kb = normalize(a), normalize(b)
+        if ka and kb and ka not in seen_a and kb not in seen_b:
+            seen_a.add(ka)
+            seen_b.add(kb)
+            out.append((a, b))
+    return out
+
+
+def build_bucc_benchmark(out: Path, pools: dict[str, list[tuple[str, str]]], gold_fraction: float, seed: int) -> list[str]:
+    """Write ``{xx}-en.{split}.{xx,en,gold}`` for each pool of held-out parallel pairs.
+
+    Each pool is de-duplicated, shuffled and cut into three equal splits. In a split of M
+    pairs, g gold pairs keep both sides; the other pairs are halved, one half contributing
+    only its source side and the other only its English side, so no distractor has its
+    translation in the corpus. g is chosen so that g / (g + (M - g) / 2) = gold_fraction.
+    """
+    pairs_written = []
+    for xx, pool in sorted(pools.items()):
+        pool = _unique_pairs(pool)
+        random.Random(f"{seed}-{xx}").shuffle(pool)
+        third = len(pool) // 3
+        for k, split in enumerate(BUCC_SPLITS):
+            part = pool[k * third:(k + 1) * third]
+            g = max(1, round(gold_fraction * len(part) / (2 - gold_fraction)))
+            gold, rest = part[:g], part[g:]
+            src_only, trg_only = rest[: len(rest) // 2], rest[len(rest) // 2:]
+            rng = random.Random(f"{seed}-{xx}-{split}")
+            src = [(a, i < g) for i, (a, _) in enumerate(gold + src_only)]
+            trg = [(b, i < g) for i, (_, b) in enumerate(gold + trg_only)]
+            src_order, trg_order = list(range(len(src))), list(range(len(trg)))
+            rng.shuffle(src_order)
+            rng.shuffle(trg_order)
+            src_id = {j: f"{xx}-{n:06d}" for n, j in enumerate(src_order, 1)}
+            trg_id = {j: f"en-{n:06d}" for n, j in enumerate(trg_order, 1)}
+            base = out / f"{xx}-en.{split}"
+            write_lines(f"{base}.{xx}", (f"{src_id[j]}\t{src[j][0]}" for j in src_order))
+            write_lines(f"{base}.en", (f"{trg_id[j]}\t{trg[j][0]}" for j in trg_order))
+            write_lines(f"{base}.gold", sorted(f"{src_id[i]}\t{trg_id[i]}" for i in range(g)))
+        pairs_written.append(f"{xx}-en")
+    return pairs_written
+
+
+def evaluation_sentences(data_root: Path) -> dict[str, list[str]]:
+    """Every sentence of every real evaluation set, by source (for the leakage rule)."""
+    out: dict[str, list[str]] = {}
+    tat = data_root / "tatoeba_v1"
+    out["tatoeba_v1"] = [s for lang in loaders.tatoeba_languages(tat) for pair in zip(*loaders.read_tatoeba(tat, lang)) for s in pair]
+    sts: list[str] = []
+    for inp in sorted((data_root / "sts" / "sts12-16").glob("STS1*-en-test/STS.input.*.txt")):
+        sts += [c for line in loaders.read_lines(inp) for c in line.split("\t")[:2]]
+    for f in sorted((data_root / "sts" / "stsbenchmark").glob("sts-*.csv")):
+        s = loaders.read_stsb(f)
+        sts += s.sent1 + s.sent2
+    for f in ("SICK_train.txt", "SICK_trial.txt", "SICK_test_annotated.txt"):
+        s = loaders.read_sick(data_root / "sts" / "sick" / f)
+        sts += s.sent1 + s.sent2
+    for f in sorted((data_root / "sts" / "sts17" / "STS2017.eval.v1.1").glob("STS.input.*.txt")):
+        sts += [c for line in loaders.read_lines(f) for c in line.split("\t")]
+    for f in sorted((data_root / "sts" / "stsb_multi_mt").glob("stsb-*-test.csv")) + \
+            sorted((data_root / "sts" / "stsb_multi_mt").glob("stsb-*-dev.csv")):
+        s = loaders.read_stsb_multi_mt(f)
+        sts += s.sent1 + s.sent2
+    out["sts"] = sts
+    out["xnli_dev"] = [s for lang in XNLI_LANGS for ex in [loaders.read_xnli_tsv(data_root / "xnli_dev" / f"dev-{lang}.tsv")]
+                       for s in ex.premise + ex.hypothesis]
+    return out
+
+
+def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
+    data_root = Path(data_root)
+    # BUCC-style benchmark from held-out real translations.
+    pools = {xx: _stsb_mt_pairs(data_root / "sts" / "stsb_multi_mt", xx, "dev") + _xnli_pairs(data_root / "xnli_dev", xx)
+             for xx in spec["bucc_pairs"]}
+    bucc_pairs = build_bucc_benchmark(out / "bucc", pools, spec["bucc_gold_fraction"], spec["seed"])
+    evals_by_source = evaluation_sentences(data_root)
+    bucc_sents = []
+    for pair in bucc_pairs:
+        for split in BUCC_SPLITS:
+            b = loaders.read_bucc(out / "bucc", pair, split)
+            bucc_sents += list(b.src.values()) + list(b.trg.values())
+    evals_by_source["bucc_mini"] = bucc_sents
+    evals = LeakageFilter(s for sents in evals_by_source.values() for s in sents)
+
+    raw: dict[str, list[tuple[str, str]]] = {}
+    for xx in spec["multi30k"]:
+        raw.setdefault(ISO3[xx], []).extend(
+            (a, b) for b, a in loaders.read_multi30k(data_root / "multi30k" / "raw", "train", "en", xx))
+    if spec["cmn"]:
+        rows = loaders.read_tsv(data_root / "en_zh_tatoeba_cmn" / "cmn.txt", 2)
+        raw.setdefault("cmn", []).extend((zh, en) for en, zh in rows)
+    for xx in spec["stsb_multi_mt"]:
+        raw.setdefault(ISO3[xx], []).extend(_stsb_mt_pairs(data_root / "sts" / "stsb_multi_mt", xx, "train"))
+    train, dropped, before = {}, {}, {}
+    for lang, pairs in raw.items():
+        pairs = list(dict.fromkeys(pairs))  # exact duplicates once
+        before[lang] = len(pairs)
+        train[lang], dropped[lang] = evals.filter_pairs(pairs)
+    langs = sorted(train)
+    tat = data_root / "tatoeba_v1"
+    return {
+        "kind": "mini", "train": _write_train(out, train), "train_languages": langs,
+        "tatoeba_dir": str(tat), "tatoeba_languages": loaders.tatoeba_languages(tat),
+        "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs,
+        "nli_dir": str(data_root / "xnli_dev"), "nli_languages": XNLI_LANGS,
+        "sts_dir": str(data_root / "sts"),
+        "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "pairs_before": before,
+                    "eval_sentences": len(evals), "eval_sources": {k: len(v) for k, v in evals_by_source.items()}},
+    }
+
+
+def prepare(kind: str, out: str | Path, data_root: str | Path, spec: dict) -> dict:
+    out = Path(out)
+    if kind == "synthetic":
+        manifest = prepare_synthetic(out, spec)
+    elif kind == "mini":
+        manifest = prepare_mini(out, Path(data_root), spec)
+    else:
+        raise ValueError(f"corpus kind {kind!r} is prepared by the download rules, not here")
+    write_json(out / "leakage.json", manifest["leakage"])
+    write_json(out / "manifest.json", manifest)
+    log.info("corpus %s: %s training pairs, %d dropped by the leakage rule", kind,
+             {k: sum(1 for _ in open(v, encoding="utf-8")) for k, v in manifest["train"].items()},
+             manifest["leakage"]["dropped_total"])
+    return manifest
+
+
+def load_manifest(path: str | Path) -> dict:
+    return read_json(path)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from common.config import load_paper_config
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--paper", required=True)
+    p.add_argument("--scale", required=True)
+    p.add_argument("--data-root", required=True)
+    p.add_argument("--out", required=True)
+    a = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    cfg = load_paper_config(a.paper, a.scale)["corpus"]
+    prepare(cfg["kind"], a.out, a.data_root, cfg.get(cfg["kind"], {}))
+
+
+if __name__ == "__main__":
+    main()

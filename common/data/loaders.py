@@ -1,0 +1,278 @@
+"""Loaders for the real data formats the four papers evaluate on.
+
+Each loader validates its input and raises :class:`common.io.DataFormatError`
+naming the file and the 1-based line: misaligned line counts, bad UTF-8,
+malformed or out-of-range scores, wrong column counts, unknown gold IDs.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from common.io import DataFormatError, read_lines
+
+PathLike = str | os.PathLike
+
+NLI_LABELS = ("entailment", "neutral", "contradiction")
+
+
+# --------------------------------------------------------------------------- parallel text
+def read_parallel(src_path: PathLike, trg_path: PathLike) -> list[tuple[str, str]]:
+    """Line-aligned parallel files (``.gz`` allowed): line i of one translates line i of the other."""
+    src, trg = read_lines(src_path), read_lines(trg_path)
+    if len(src) != len(trg):
+        raise DataFormatError(
+            trg_path, min(len(src), len(trg)) + 1,
+            f"misaligned parallel files: {src_path} has {len(src)} lines, {trg_path} has {len(trg)}",
+        )
+    return list(zip(src, trg))
+
+
+def read_tsv(path: PathLike, ncols: int, *, header: bool = False) -> list[list[str]]:
+    """Tab-separated rows with exactly ``ncols`` columns (a row with more or fewer is an error)."""
+    rows = read_lines(path)
+    out = []
+    for lineno, line in enumerate(rows, start=1):
+        if header and lineno == 1:
+            continue
+        if line == "" and lineno == len(rows):
+            continue
+        cols = line.split("\t")
+        if len(cols) != ncols:
+            raise DataFormatError(path, lineno, f"expected {ncols} tab-separated columns, found {len(cols)}")
+        out.append(cols)
+    return out
+
+
+def read_tsv_pairs(path: PathLike) -> list[tuple[str, str]]:
+    """``sentence1<TAB>sentence2`` per line."""
+    return [(a, b) for a, b in read_tsv(path, 2)]
+
+
+# --------------------------------------------------------------------------- Tatoeba
+def tatoeba_paths(root: PathLike, lang: str) -> tuple[Path, Path]:
+    root = Path(root)
+    return root / f"tatoeba.{lang}-eng.{lang}", root / f"tatoeba.{lang}-eng.eng"
+
+
+def read_tatoeba(root: PathLike, lang: str) -> tuple[list[str], list[str]]:
+    """LASER Tatoeba v1: ``tatoeba.xxx-eng.xxx`` and ``tatoeba.xxx-eng.eng``, line-aligned."""
+    pairs = read_parallel(*tatoeba_paths(root, lang))
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def tatoeba_languages(root: PathLike) -> list[str]:
+    langs = sorted({p.name.split(".")[1].split("-")[0] for p in Path(root).glob("tatoeba.*-eng.eng")})
+    return [lang for lang in langs if lang != "eng"]
+
+
+# --------------------------------------------------------------------------- BUCC
+@dataclass
+class BuccSplit:
+    """One split of a BUCC 2017/2018 language pair (``xx-en``)."""
+
+    src: dict[str, str]
+    trg: dict[str, str]
+    gold: set[tuple[str, str]] = field(default_factory=set)
+
+
+def bucc_paths(root: PathLike, pair: str, split: str) -> tuple[Path, Path, Path]:
+    src_lang, trg_lang = pair.split("-")
+    base = Path(root) / f"{pair}.{split}"
+    return Path(f"{base}.{src_lang}"), Path(f"{base}.{trg_lang}"), Path(f"{base}.gold")
+
+
+def _read_id_sentences(path: PathLike) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for lineno, line in enumerate(read_lines(path), start=1):
+        if line == "":
+            raise DataFormatError(path, lineno, "empty line; expected 'id<TAB>sentence'")
+        parts = line.split("\t")
+        if len(parts) != 2 or not parts[0]:
+            raise DataFormatError(path, lineno, "expected 'id<TAB>sentence'")
+        if parts[0] in out:
+            raise DataFormatError(path, lineno, f"duplicate sentence id {parts[0]!r}")
+        out[parts[0]] = parts[1]
+    return out
+
+
+def read_bucc(root: PathLike, pair: str, split: str) -> BuccSplit:
+    """BUCC files ``{pair}.{split}.{lang}`` (``id<TAB>sentence``) and ``{pair}.{split}.gold``
+    (``src_id<TAB>trg_id``); the gold file is optional (the official test split has none)."""
+    src_path, trg_path, gold_path = bucc_paths(root, pair, split)
+    src, trg = _read_id_sentences(src_path), _read_id_sentences(trg_path)
+    gold: set[tuple[str, str]] = set()
+    if gold_path.exists():
+        for lineno, line in enumerate(read_lines(gold_path), start=1):
+            parts = line.split("\t")
+            if len(parts) != 2:
+                raise DataFormatError(gold_path, lineno, "expected 'src_id<TAB>trg_id'")
+            if parts[0] not in src:
+                raise DataFormatError(gold_path, lineno, f"unknown source id {parts[0]!r} (not in {src_path})")
+            if parts[1] not in trg:
+                raise DataFormatError(gold_path, lineno, f"unknown target id {parts[1]!r} (not in {trg_path})")
+            gold.add((parts[0], parts[1]))
+    return BuccSplit(src=src, trg=trg, gold=gold)
+
+
+# --------------------------------------------------------------------------- STS
+@dataclass
+class StsPairs:
+    """Scored sentence pairs of one STS subset."""
+
+    name: str
+    sent1: list[str]
+    sent2: list[str]
+    scores: list[float]
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+
+def _parse_score(path: PathLike, lineno: int, text: str, lo: float = 0.0, hi: float = 5.0) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise DataFormatError(path, lineno, f"malformed score {text!r}") from None
+    if not math.isfinite(value) or not lo <= value <= hi:
+        raise DataFormatError(path, lineno, f"score {value} outside [{lo}, {hi}]")
+    return value
+
+
+def read_sts_senteval(input_path: PathLike, gold_path: PathLike, name: str | None = None) -> StsPairs:
+    """SentEval STS12-16 layout: ``STS.input.X.txt`` (``s1<TAB>s2``) and ``STS.gs.X.txt``
+    (one score per line; an empty gold line marks an unscored pair, skipped as SentEval does)."""
+    inputs, golds = read_lines(input_path), read_lines(gold_path)
+    if golds and golds[-1] == "" and len(golds) == len(inputs) + 1:
+        golds = golds[:-1]
+    if len(inputs) != len(golds):
+        raise DataFormatError(gold_path, min(len(inputs), len(golds)) + 1,
+                              f"{input_path} has {len(inputs)} lines but {gold_path} has {len(golds)}")
+    s1, s2, sc = [], [], []
+    for lineno, (line, gold) in enumerate(zip(inputs, golds), start=1):
+        if gold.strip() == "":
+            continue
+        cols = line.split("\t")
+        if len(cols) < 2:
+            raise DataFormatError(input_path, lineno, "expected 'sentence1<TAB>sentence2'")
+        s1.append(cols[0])
+        s2.append(cols[1])
+        sc.append(_parse_score(gold_path, lineno, gold.strip()))
+    return StsPairs(name or Path(input_path).name, s1, s2, sc)
+
+
+def read_stsb(path: PathLike) -> StsPairs:
+    """Original STS Benchmark TSV: genre, file, year, id, score, s1, s2 [, extra columns]."""
+    s1, s2, sc = [], [], []
+    for lineno, line in enumerate(read_lines(path), start=1):
+        if not line:
+            continue
+        cols = line.split("\t")
+        if len(cols) < 7:
+            raise DataFormatError(path, lineno, f"expected at least 7 tab-separated columns, found {len(cols)}")
+        sc.append(_parse_score(path, lineno, cols[4]))
+        s1.append(cols[5])
+        s2.append(cols[6])
+    return StsPairs(Path(path).name, s1, s2, sc)
+
+
+def read_stsb_multi_mt(path: PathLike) -> StsPairs:
+    """stsb-multi-mt CSV (no header): sentence1,sentence2,score."""
+    text = "\n".join(read_lines(path))
+    s1, s2, sc = [], [], []
+    for lineno, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+        if not row:
+            continue
+        if len(row) != 3:
+            raise DataFormatError(path, lineno, f"expected 3 CSV fields, found {len(row)}")
+        s1.append(row[0])
+        s2.append(row[1])
+        sc.append(_parse_score(path, lineno, row[2]))
+    return StsPairs(Path(path).name, s1, s2, sc)
+
+
+def read_sick(path: PathLike) -> StsPairs:
+    """SICK (SentEval split files): header then pair_ID, sentence_A, sentence_B, relatedness (1-5), judgment."""
+    rows = read_lines(path)
+    if not rows or not rows[0].startswith("pair_ID"):
+        raise DataFormatError(path, 1, "expected a header line starting with 'pair_ID'")
+    s1, s2, sc = [], [], []
+    for lineno, line in enumerate(rows[1:], start=2):
+        if not line:
+            continue
+        cols = line.split("\t")
+        if len(cols) < 4:
+            raise DataFormatError(path, lineno, f"expected at least 4 tab-separated columns, found {len(cols)}")
+        s1.append(cols[1])
+        s2.append(cols[2])
+        sc.append(_parse_score(path, lineno, cols[3], 1.0, 5.0))
+    return StsPairs(Path(path).name, s1, s2, sc)
+
+
+def read_sts17(input_path: PathLike, gold_path: PathLike, *, allow_gold_prefix: bool = False) -> StsPairs:
+    """SemEval-2017 Task 1: ``STS.input.trackN.xx-yy.txt`` + ``STS.gs.trackN.xx-yy.txt``.
+
+    The distributed tr-en input has 500 lines but its gold file 250 scores, and nothing in
+    the release says which 250 lines are scored. The loader refuses such a mismatch unless
+    ``allow_gold_prefix=True``, which scores the first ``len(gold)`` input lines; callers that
+    opt in must report that assumption beside the number.
+    """
+    inputs, golds = read_lines(input_path), [g for g in read_lines(gold_path)]
+    while golds and golds[-1].strip() == "":
+        golds.pop()
+    if len(inputs) != len(golds):
+        if not (allow_gold_prefix and len(golds) < len(inputs)):
+            raise DataFormatError(
+                gold_path, len(golds) + 1,
+                f"{gold_path} has {len(golds)} scores for {len(inputs)} lines of {input_path}; "
+                "the alignment is not documented (pass allow_gold_prefix=True to score the first lines)")
+        inputs = inputs[: len(golds)]
+    s1, s2, sc = [], [], []
+    for lineno, (line, gold) in enumerate(zip(inputs, golds), start=1):
+        cols = line.split("\t")
+        if len(cols) != 2:
+            raise DataFormatError(input_path, lineno, f"expected 2 tab-separated columns, found {len(cols)}")
+        s1.append(cols[0])
+        s2.append(cols[1])
+        sc.append(_parse_score(gold_path, lineno, gold.strip()))
+    return StsPairs(Path(input_path).name, s1, s2, sc)
+
+
+# --------------------------------------------------------------------------- NLI
+@dataclass
+class NliExamples:
+    premise: list[str]
+    hypothesis: list[str]
+    label: list[int]  # index into NLI_LABELS
+
+    def __len__(self) -> int:
+        return len(self.label)
+
+
+def read_xnli_tsv(path: PathLike) -> NliExamples:
+    """XTREME XNLI TSV: premise<TAB>hypothesis<TAB>label (entailment/neutral/contradiction)."""
+    prem, hyp, lab = [], [], []
+    for lineno, line in enumerate(read_lines(path), start=1):
+        if not line:
+            continue
+        cols = line.split("\t")
+        if len(cols) != 3:
+            raise DataFormatError(path, lineno, f"expected 3 tab-separated columns, found {len(cols)}")
+        label = cols[2].strip()
+        if label not in NLI_LABELS:
+            raise DataFormatError(path, lineno, f"unknown label {label!r}; expected one of {NLI_LABELS}")
+        prem.append(cols[0])
+        hyp.append(cols[1])
+        lab.append(NLI_LABELS.index(label))
+    return NliExamples(prem, hyp, lab)
+
+
+# --------------------------------------------------------------------------- multi30k
+def read_multi30k(root: PathLike, split: str, src_lang: str, trg_lang: str) -> list[tuple[str, str]]:
+    """Multi30k task1 raw: ``{split}.{lang}.gz`` line-aligned across languages."""
+    root = Path(root)
+    return read_parallel(root / f"{split}.{src_lang}.gz", root / f"{split}.{trg_lang}.gz")

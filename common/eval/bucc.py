@@ -1,0 +1,141 @@
+"""BUCC 2017/2018 bitext mining (Zweigenbaum et al. 2017; Artetxe & Schwenk 2019a).
+
+Protocol, as LASER's ``mine.py``/``bucc.py`` and DAP (Li et al. 2023, section 4.5,
+appendix B, Tables 2-3) do it:
+
+1. *De-duplication.* Sentence texts are de-duplicated per language before mining;
+   a text that occurs under several IDs in one language is mined once and, since it
+   cannot be mapped back to a single ID, produces no predicted pair (LASER/XTREME).
+2. *Scoring.* Cosine, or a margin over the k nearest neighbours in both directions
+   (appendix B, eq. 8): with a = cos(x, y) and
+   b = sum_{z in N_k(x)} cos(x, z) / 2k + sum_{z in N_k(y)} cos(z, y) / 2k,
+   ``ratio`` = a / b and ``distance`` = a - b. DAP uses ratio with k = 4; MoCo-BERT
+   distance with k = 3.
+3. *Best-match retrieval with one-to-one filtering* (LASER ``--retrieval max``): each
+   source keeps its best-scoring target among its k neighbours and each target its best
+   source; all these candidates are sorted by score and accepted greedily unless their
+   source or target was already used.
+4. *Threshold.* On the split used for tuning, candidates are sorted by score and the F1
+   against gold is computed for every prefix; the threshold is the midpoint between the
+   score of the best-F1 candidate and the next one. It is then applied unchanged to the
+   other split (DAP: picked on training, reported on test; XTREME: picked on sample).
+
+Exact blocked k-NN search (``common.eval.similarity``) keeps 200k x 200k mining within
+memory on a CPU.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import torch
+
+from common.data.loaders import BuccSplit
+from common.eval.similarity import knn, normalize
+
+SCORINGS = ("cosine", "ratio", "distance")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    src: str
+    trg: str
+    score: float
+
+
+def mine(src_emb: torch.Tensor, trg_emb: torch.Tensor, k: int = 4, scoring: str = "ratio") -> list[tuple[int, int, float]]:
+    """Best-match candidates with one-to-one filtering, as (src row, trg row, score), best first."""
+    if scoring not in SCORINGS:
+        raise ValueError(f"unknown scoring {scoring!r}; expected one of {SCORINGS}")
+    x, y = normalize(src_emb), normalize(trg_emb)
+    fwd_cos, fwd_idx = knn(x, y, k)  # (Nx, k)
+    bwd_cos, bwd_idx = knn(y, x, k)  # (Ny, k)
+    x_mean, y_mean = fwd_cos.mean(1), bwd_cos.mean(1)  # (Nx,), (Ny,)
+
+    def score(cos: torch.Tensor, xm: torch.Tensor, ym: torch.Tensor) -> torch.Tensor:
+        if scoring == "cosine":
+            return cos
+        b = (xm + ym) / 2
+        return cos / b if scoring == "ratio" else cos - b
+
+    fwd = score(fwd_cos, x_mean[:, None], y_mean[fwd_idx])  # (Nx, k)
+    bwd = score(bwd_cos, x_mean[bwd_idx], y_mean[:, None])  # (Ny, k)
+    fwd_best = fwd.argmax(1)
+    bwd_best = bwd.argmax(1)
+    rows = torch.arange(x.shape[0])
+    cols = torch.arange(y.shape[0])
+    src = torch.cat([rows, bwd_idx[cols, bwd_best]])
+    trg = torch.cat([fwd_idx[rows, fwd_best], cols])
+    scores = torch.cat([fwd[rows, fwd_best], bwd[cols, bwd_best]])
+    order = torch.argsort(scores, descending=True, stable=True)
+    seen_src, seen_trg, out = set(), set(), []
+    for i in order.tolist():
+        s, t = int(src[i]), int(trg[i])
+        if s in seen_src or t in seen_trg:
+            continue
+        seen_src.add(s)
+        seen_trg.add(t)
+        out.append((s, t, float(scores[i])))
+    return out
+
+
+def dedup(sentences: dict[str, str]) -> tuple[list[str], dict[str, list[str]]]:
+    """Unique texts (first-seen order) and, per text, the IDs it occurs under."""
+    ids: dict[str, list[str]] = defaultdict(list)
+    for sid, text in sentences.items():
+        ids[text].append(sid)
+    return list(ids), ids
+
+
+def candidates_for_split(split: BuccSplit, embed, k: int = 4, scoring: str = "ratio") -> list[Candidate]:
+    """Mine ``split`` with ``embed(list[str]) -> (N, D)``; returns ID-level candidates, best first."""
+    src_texts, src_ids = dedup(split.src)
+    trg_texts, trg_ids = dedup(split.trg)
+    mined = mine(embed(src_texts), embed(trg_texts), k=k, scoring=scoring)
+    out = []
+    for s, t, sc in mined:
+        si, ti = src_ids[src_texts[s]], trg_ids[trg_texts[t]]
+        if len(si) == 1 and len(ti) == 1:
+            out.append(Candidate(si[0], ti[0], sc))
+    return out
+
+
+def prf(n_correct: int, n_predicted: int, n_gold: int) -> tuple[float, float, float]:
+    p = n_correct / n_predicted if n_predicted else 0.0
+    r = n_correct / n_gold if n_gold else 0.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return 100 * p, 100 * r, 100 * f
+
+
+def optimize_threshold(cands: list[Candidate], gold: set[tuple[str, str]]) -> dict:
+    """Threshold maximising F1 on ``gold``: midpoint between the best prefix's last score and the next."""
+    cands = sorted(cands, key=lambda c: -c.score)
+    best = {"f1": 0.0, "precision": 0.0, "recall": 0.0,
+            "threshold": cands[0].score + 1.0 if cands else 0.0}
+    correct = 0
+    for i, c in enumerate(cands):
+        correct += (c.src, c.trg) in gold
+        p, r, f = prf(correct, i + 1, len(gold))
+        if f > best["f1"]:
+            nxt = cands[i + 1].score if i + 1 < len(cands) else c.score - 1.0
+            best = {"f1": f, "precision": p, "recall": r, "threshold": (c.score + nxt) / 2}
+    return best
+
+
+def apply_threshold(cands: list[Candidate], gold: set[tuple[str, str]], threshold: float) -> dict:
+    predicted = [(c.src, c.trg) for c in cands if c.score >= threshold]
+    correct = sum(p in gold for p in predicted)
+    p, r, f = prf(correct, len(predicted), len(gold))
+    return {"precision": p, "recall": r, "f1": f, "threshold": threshold, "n_predicted": len(predicted)}
+
+
+def evaluate_pair(tune: BuccSplit, test: BuccSplit, embed, k: int = 4, scoring: str = "ratio") -> dict:
+    """Pick the threshold on ``tune`` (its optimal F1 is reported too), apply it to ``test``."""
+    tune_c = candidates_for_split(tune, embed, k, scoring)
+    best = optimize_threshold(tune_c, tune.gold)
+    test_c = candidates_for_split(test, embed, k, scoring)
+    return {
+        "tune": {**best, "n_gold": len(tune.gold), "n_candidates": len(tune_c)},
+        "test": {**apply_threshold(test_c, test.gold, best["threshold"]), "n_gold": len(test.gold)},
+        "scoring": scoring, "k": k,
+    }

@@ -1,0 +1,56 @@
+"""Tatoeba bitext retrieval (Artetxe & Schwenk 2019b, LASER; XTREME's 36 languages).
+
+Protocol (as DAP, Li et al. 2023, section 4.4 and Tables 1, 7, 8, and LASER): embed both
+sides, for every sentence retrieve its cosine nearest neighbour on the other side, and
+report accuracy (%) = share of sentences whose neighbour is their own translation, in
+both directions: ``xx->en`` (queries in xx, search over English) and ``en->xx``.
+Ties go to the lowest index (``argmax``). Averages are taken over the language groups
+the DAP paper uses: 14 (LASER / InfoXLM's XNLI languages), 36 (XTREME) and 28 (the 36
+with 1000 test pairs), and over every language present.
+"""
+from __future__ import annotations
+
+import torch
+
+from common.eval.similarity import knn, normalize
+
+# ISO 639-3 codes of Tatoeba v1 files.
+XTREME_36 = ("afr ara bul ben deu ell spa est eus pes fin fra heb hin hun ind ita jpn jav kat kaz kor mal "
+             "mar nld por rus swh tam tel tha tgl tur urd vie cmn").split()
+LASER_14 = "ara bul deu ell spa fra hin rus swh tha tur urd vie cmn".split()
+# DAP's 28: the XTREME languages whose Tatoeba test set has the full 1000 pairs.
+SHORT_TEST_SETS = {"jav", "kat", "kaz", "mal", "swh", "tam", "tel", "tha"}
+DAP_28 = [lang for lang in XTREME_36 if lang not in SHORT_TEST_SETS]
+GROUPS = {"14": LASER_14, "28": DAP_28, "36": XTREME_36}
+# ISO 639-1 codes used in the paper's tables.
+TO_ISO1 = dict(zip(XTREME_36, "af ar bg bn de el es et eu fa fi fr he hi hu id it ja jv ka kk ko ml mr nl pt ru sw ta te th tl tr ur vi zh".split()))
+
+
+def retrieval_accuracy(queries: torch.Tensor, keys: torch.Tensor) -> float:
+    """% of rows i whose nearest key (cosine) is key i."""
+    if queries.shape[0] != keys.shape[0]:
+        raise ValueError(f"{queries.shape[0]} queries but {keys.shape[0]} keys; Tatoeba needs aligned pairs")
+    _, idx = knn(normalize(queries), normalize(keys), k=1)
+    gold = torch.arange(queries.shape[0])
+    return 100.0 * (idx[:, 0] == gold).float().mean().item()
+
+
+def evaluate_language(xx_emb: torch.Tensor, en_emb: torch.Tensor) -> dict[str, float]:
+    return {"xx2en": retrieval_accuracy(xx_emb, en_emb), "en2xx": retrieval_accuracy(en_emb, xx_emb)}
+
+
+def group_averages(per_language: dict[str, dict[str, float]], groups: dict[str, list[str]] | None = None) -> dict:
+    """Average accuracy per group and direction; a group with a missing language reports
+    ``None`` with the languages it lacks (no average over a partial group is passed off
+    as the paper's)."""
+    groups = dict(GROUPS if groups is None else groups)
+    groups["all"] = sorted(per_language)
+    out = {}
+    for name, langs in groups.items():
+        missing = [l for l in langs if l not in per_language]
+        entry: dict = {"n_languages": len(langs), "missing": missing}
+        for d in ("xx2en", "en2xx"):
+            entry[d] = None if missing or not langs else sum(per_language[l][d] for l in langs) / len(langs)
+        entry["both"] = None if entry["xx2en"] is None else (entry["xx2en"] + entry["en2xx"]) / 2
+        out[name] = entry
+    return out

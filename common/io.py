@@ -1,0 +1,109 @@
+"""File helpers: atomic writes, hashing and strict UTF-8 line reading.
+
+Every artifact the workflow writes goes through :func:`atomic_write` (write to a
+temporary file in the same folder, fsync, rename), so an interrupted job never
+leaves a half-written output that Snakemake would take for a finished one.
+"""
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+
+class DataFormatError(ValueError):
+    """A data file is malformed; the message names the file and the line."""
+
+    def __init__(self, path: str | os.PathLike, line: int | None, message: str):
+        where = f"{path}:{line}" if line is not None else f"{path}"
+        super().__init__(f"{where}: {message}")
+        self.path = str(path)
+        self.line = line
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
+    """Open a temporary file next to ``path``; rename it onto ``path`` only on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        kwargs = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
+        with os.fdopen(fd, mode, **kwargs) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_json(path: str | os.PathLike, obj: Any) -> None:
+    with atomic_write(path) as fh:
+        json.dump(obj, fh, indent=2, sort_keys=True, ensure_ascii=False)
+        fh.write("\n")
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def write_lines(path: str | os.PathLike, lines: Iterable[str]) -> None:
+    with atomic_write(path) as fh:
+        for line in lines:
+            if "\n" in line:
+                raise ValueError(f"{path}: refusing to write a line containing a newline: {line!r}")
+            fh.write(line + "\n")
+
+
+def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while block := fh.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def sha256_files(paths: Iterable[str | os.PathLike]) -> str:
+    """One hash over several files (name-independent, order-dependent)."""
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(sha256_file(p).encode())
+    return h.hexdigest()
+
+
+def _open_bytes(path: Path) -> IO[bytes]:
+    return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
+
+
+def read_lines(path: str | os.PathLike, *, strip_cr: bool = True) -> list[str]:
+    """Read a UTF-8 text file (optionally gzipped) as a list of lines without newlines.
+
+    Raises :class:`DataFormatError` naming the file and the 1-based line on bad UTF-8.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file")
+    out: list[str] = []
+    with _open_bytes(path) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataFormatError(path, lineno, f"invalid UTF-8 ({exc.reason} at byte {exc.start})") from None
+            text = text.rstrip("\n")
+            if strip_cr:
+                text = text.rstrip("\r")
+            if lineno == 1:
+                text = text.lstrip("\ufeff")
+            out.append(text)
+    return out

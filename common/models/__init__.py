@@ -1,0 +1,1 @@
+"""Tokenizers, encoders and pooling."""

@@ -1,0 +1,126 @@
+"""Sentence encoders: an HF ``transformers`` model plus pooling.
+
+``build_mlm_model`` makes a masked-LM model either from a config (from scratch: smoke and
+mini scales) or with ``from_pretrained(name_or_path)`` (paper scale). Keeping the MLM head
+lets TLM and DAP's RTL head reuse it; the bare encoder is ``mlm.base_model``.
+
+``SentenceEncoder.save`` writes a folder that ``AutoModel.from_pretrained`` loads and that
+sentence-transformers loads as ``SentenceTransformer(path)`` (modules.json + pooling config).
+"""
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from torch import nn
+from transformers import AutoModel, AutoModelForMaskedLM, BertConfig, BertForMaskedLM, PreTrainedModel
+
+from common.models.pooling import pool
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class EncoderSpec:
+    """Either ``pretrained`` (a Hub name or local path) or a from-scratch BERT shape."""
+
+    pretrained: str | None = None
+    hidden_size: int = 128
+    num_layers: int = 2
+    num_heads: int = 2
+    intermediate_size: int = 512
+    max_position: int = 128
+    dropout: float = 0.1
+    # BERT's 0.02 leaves a from-scratch model's attention nearly uniform, so the [CLS] state
+    # hardly depends on the input and a CLS-pooled contrastive loss stays at log(B) for
+    # hundreds of steps (measured at smoke scale); 0.1 breaks that symmetry.
+    initializer_range: float = 0.02
+
+
+def build_mlm_model(spec: EncoderSpec, vocab_size: int | None = None) -> PreTrainedModel:
+    if spec.pretrained:
+        log.info("loading pretrained encoder %s", spec.pretrained)
+        return AutoModelForMaskedLM.from_pretrained(spec.pretrained)
+    if vocab_size is None:
+        raise ValueError("a from-scratch encoder needs the tokenizer's vocab_size")
+    config = BertConfig(
+        vocab_size=vocab_size, hidden_size=spec.hidden_size, num_hidden_layers=spec.num_layers,
+        num_attention_heads=spec.num_heads, intermediate_size=spec.intermediate_size,
+        max_position_embeddings=spec.max_position, hidden_dropout_prob=spec.dropout,
+        attention_probs_dropout_prob=spec.dropout, type_vocab_size=2, initializer_range=spec.initializer_range,
+    )
+    return BertForMaskedLM(config)
+
+
+def mlm_head(mlm: PreTrainedModel) -> nn.Module:
+    """The vocabulary prediction head of a masked-LM model (BERT: ``cls``; RoBERTa/XLM-R: ``lm_head``)."""
+    for name in ("cls", "lm_head", "vocab_projector"):
+        if hasattr(mlm, name):
+            return getattr(mlm, name)
+    raise TypeError(f"{type(mlm).__name__} has no known MLM head attribute")
+
+
+class SentenceEncoder(nn.Module):
+    """Transformer encoder + pooling; ``forward`` returns (sentence (B, D), token states (B, S, D))."""
+
+    def __init__(self, backbone: PreTrainedModel, pooling: str = "cls"):
+        super().__init__()
+        self.backbone = backbone
+        self.pooling = pooling
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                token_type_ids: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        out = self.backbone(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+        hidden = out.last_hidden_state  # (B, S, D)
+        return pool(hidden, attention_mask, self.pooling), hidden
+
+    def save(self, out_dir: str | Path, tokenizer=None, max_seq_length: int = 128) -> None:
+        """HF folder + sentence-transformers module files."""
+        out_dir = Path(out_dir)
+        self.backbone.save_pretrained(out_dir)
+        if tokenizer is not None:
+            tokenizer.save_pretrained(out_dir)
+        dim = self.backbone.config.hidden_size
+        (out_dir / "1_Pooling").mkdir(parents=True, exist_ok=True)
+        (out_dir / "1_Pooling" / "config.json").write_text(json.dumps({
+            "word_embedding_dimension": dim,
+            "pooling_mode_cls_token": self.pooling == "cls",
+            "pooling_mode_mean_tokens": self.pooling == "mean",
+            "pooling_mode_max_tokens": self.pooling == "max",
+            "pooling_mode_mean_sqrt_len_tokens": False,
+        }, indent=2))
+        (out_dir / "modules.json").write_text(json.dumps([
+            {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+            {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        ], indent=2))
+        (out_dir / "sentence_bert_config.json").write_text(
+            json.dumps({"max_seq_length": max_seq_length, "do_lower_case": False}, indent=2))
+
+    @classmethod
+    def load(cls, path: str | Path) -> "SentenceEncoder":
+        path = Path(path)
+        pooling = "cls"
+        pool_cfg = path / "1_Pooling" / "config.json"
+        if pool_cfg.exists():
+            cfg = json.loads(pool_cfg.read_text())
+            pooling = "cls" if cfg["pooling_mode_cls_token"] else "mean" if cfg["pooling_mode_mean_tokens"] else "max"
+        return cls(AutoModel.from_pretrained(path, add_pooling_layer=False), pooling)
+
+
+@torch.no_grad()
+def encode_sentences(encoder: SentenceEncoder, tokenizer, sentences: list[str], *, batch_size: int = 128,
+                     max_length: int = 128, device: str | torch.device = "cpu") -> torch.Tensor:
+    """Embed sentences in length-sorted batches; returns (N, D) float32 in input order."""
+    encoder.eval()
+    order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+    out = torch.empty(len(sentences), encoder.backbone.config.hidden_size)
+    for start in range(0, len(order), batch_size):
+        idx = order[start:start + batch_size]
+        batch = tokenizer([sentences[i] for i in idx], padding=True, truncation=True,
+                          max_length=max_length, return_tensors="pt").to(device)
+        emb, _ = encoder(batch["input_ids"], batch["attention_mask"])
+        out[idx] = emb.float().cpu()
+    return out

@@ -1,0 +1,69 @@
+"""WordPiece tokenizers trained with HF ``tokenizers`` for from-scratch models.
+
+The trained tokenizer is saved as a ``BertTokenizerFast`` so ``AutoTokenizer.from_pretrained``
+loads it like any Hub tokenizer; pretrained models use their own Hub tokenizer instead.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from pathlib import Path
+
+from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+from transformers import AutoTokenizer, BertTokenizerFast, PreTrainedTokenizerBase
+
+log = logging.getLogger(__name__)
+SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def train_wordpiece(sentences: Iterable[str], vocab_size: int, out_dir: str | Path,
+                    min_frequency: int = 2) -> PreTrainedTokenizerBase:
+    """Train a lower-cased WordPiece vocabulary (BERT's normalizer splits CJK characters)."""
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True, strip_accents=False, handle_chinese_chars=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
+                                        special_tokens=SPECIAL_TOKENS, show_progress=False)
+    tok.train_from_iterator(sentences, trainer=trainer)
+    fast = BertTokenizerFast(tokenizer_object=tok, do_lower_case=True, tokenize_chinese_chars=True,
+                             strip_accents=False, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]",
+                             sep_token="[SEP]", mask_token="[MASK]")
+    # BertTokenizerFast re-installs the [CLS] ... [SEP] post-processor on save.
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    fast.save_pretrained(out_dir)
+    log.info("trained WordPiece tokenizer: %d tokens -> %s", fast.vocab_size, out_dir)
+    return AutoTokenizer.from_pretrained(out_dir)
+
+
+def load_tokenizer(name_or_path: str | Path) -> PreTrainedTokenizerBase:
+    return AutoTokenizer.from_pretrained(str(name_or_path))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Train a WordPiece vocabulary on every sentence of a corpus manifest's training pairs,
+    or save a pretrained model's tokenizer (``--pretrained``)."""
+    import argparse
+
+    from common.data.loaders import read_tsv_pairs
+    from common.io import read_json
+
+    p = argparse.ArgumentParser(description=main.__doc__)
+    p.add_argument("--corpus", help="corpus manifest.json")
+    p.add_argument("--vocab-size", type=int, default=8000)
+    p.add_argument("--min-frequency", type=int, default=2)
+    p.add_argument("--pretrained", default=None)
+    p.add_argument("--out", required=True)
+    a = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if a.pretrained:
+        load_tokenizer(a.pretrained).save_pretrained(a.out)
+        return
+    manifest = read_json(a.corpus)
+    sentences = [s for path in manifest["train"].values() for pair in read_tsv_pairs(path) for s in pair]
+    train_wordpiece(sentences, a.vocab_size, a.out, a.min_frequency)
+
+
+if __name__ == "__main__":
+    main()

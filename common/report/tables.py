@@ -1,0 +1,73 @@
+"""A table written three ways: CSV (full precision), Markdown and LaTeX (one decimal).
+
+Every table carries a caption saying which paper table it regenerates and notes saying
+which scale, data and models produced *our* numbers; ``None`` prints as "–" (not
+reported / not applicable).
+"""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from common.io import atomic_write
+
+
+@dataclass
+class Table:
+    name: str
+    caption: str
+    columns: list[str]
+    rows: list[list]
+    notes: list[str] = field(default_factory=list)
+
+
+def fmt(value, digits: int = 1) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def _latex_escape(text: str) -> str:
+    for a, b in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("_", r"\_"), ("#", r"\#"),
+                 ("→", r"$\rightarrow$"), ("ρ", r"$\rho$"), ("–", "--"), ("±", r"$\pm$")):
+        text = text.replace(a, b)
+    return text
+
+
+def to_markdown(t: Table) -> str:
+    lines = [f"**{t.caption}**", "", "| " + " | ".join(t.columns) + " |", "|" + "---|" * len(t.columns)]
+    lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in t.rows]
+    lines += [""] + [f"- {n}" for n in t.notes]
+    return "\n".join(lines) + "\n"
+
+
+def to_latex(t: Table) -> str:
+    spec = "l" * len(t.columns)
+    out = [r"\begin{table}[t]", r"\centering", r"\small", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+           " & ".join(_latex_escape(c) for c in t.columns) + r" \\", r"\midrule"]
+    out += [" & ".join(_latex_escape(fmt(v)) for v in row) + r" \\" for row in t.rows]
+    out += [r"\bottomrule", r"\end{tabular}", rf"\caption{{{_latex_escape(t.caption)}}}",
+            rf"\label{{tab:{t.name}}}", r"\end{table}"]
+    return "\n".join(out) + "\n"
+
+
+def to_csv(t: Table) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(t.columns)
+    for row in t.rows:
+        w.writerow(["" if v is None else (round(v, 4) if isinstance(v, float) else v) for v in row])
+    return buf.getvalue()
+
+
+def write_table(t: Table, out_dir: str | Path, latex: bool = True) -> list[Path]:
+    out_dir = Path(out_dir)
+    paths = [out_dir / f"{t.name}.csv", out_dir / f"{t.name}.md"] + ([out_dir / f"{t.name}.tex"] if latex else [])
+    for path, text in zip(paths, (to_csv(t), to_markdown(t), to_latex(t))):
+        with atomic_write(path) as fh:
+            fh.write(text)
+    return paths

@@ -1,0 +1,1 @@
+"""DeepSpeed training loop shared by every paper."""

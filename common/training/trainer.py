@@ -1,0 +1,213 @@
+"""One training loop on the DeepSpeed engine, for every paper and every scale.
+
+The same code runs single-process on CPU, several CPU processes (gloo) and multi-GPU
+(NCCL, bf16/fp16): only ``TrainingArguments`` and the launcher differ. The model is any
+``nn.Module`` whose ``forward(**batch)`` returns a dict with a scalar ``loss`` (other
+scalar entries are logged). ``collate(examples, generator)`` turns raw examples into a
+batch; its generator is seeded by (seed, step, rank), so random masking is reproduced
+exactly after a resume.
+
+Checkpoints (``engine.save_checkpoint``) every ``save_every`` steps hold the model,
+optimizer, scheduler and RNG states; a killed run restarted with the same arguments
+continues from the last one and ends with the same parameters and metrics as an
+uninterrupted run. Metrics go to ``metrics.jsonl``; the resolved arguments are saved to
+``training_args.json`` beside the checkpoints.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import random
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from common.distributed import ensure_single_process_env
+from common.io import write_json
+from common.training.sampler import StepSampler
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class TrainingArguments:
+    output_dir: str
+    max_steps: int
+    global_batch_size: int
+    learning_rate: float
+    warmup_steps: int = 0
+    lr_schedule: str = "linear"  # linear | cosine | constant (after warm-up)
+    weight_decay: float = 0.0
+    grad_clip: float = 1.0
+    seed: int = 1
+    save_every: int = 0  # 0: only the final checkpoint
+    keep_checkpoints: int = 2
+    log_every: int = 10
+    precision: str = "fp32"  # fp32 | bf16 | fp16
+    zero_stage: int = 0
+    grad_accum: int = 1
+    dist_backend: str | None = None  # gloo on CPU, nccl on GPU when None
+    stop_after: int | None = None  # testing hook: exit (as if killed) after this step
+
+    def __post_init__(self) -> None:
+        if self.lr_schedule not in ("linear", "cosine", "constant"):
+            raise ValueError(f"unknown lr_schedule {self.lr_schedule!r}")
+        if self.precision not in ("fp32", "bf16", "fp16"):
+            raise ValueError(f"unknown precision {self.precision!r}")
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
+def lr_lambda(args: TrainingArguments) -> Callable[[int], float]:
+    def f(step: int) -> float:
+        if step < args.warmup_steps:
+            return (step + 1) / args.warmup_steps
+        if args.lr_schedule == "constant":
+            return 1.0
+        progress = (step - args.warmup_steps) / max(1, args.max_steps - args.warmup_steps)
+        if args.lr_schedule == "cosine":
+            return 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
+        return max(0.0, 1.0 - progress)
+
+    return f
+
+
+def _param_groups(model: nn.Module, weight_decay: float) -> list[dict]:
+    decay, no_decay = [], []
+    for name, p in model.named_parameters():
+        if not p.requires_grad:
+            continue
+        (no_decay if p.ndim < 2 or "LayerNorm" in name or name.endswith("bias") else decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+def deepspeed_config(args: TrainingArguments, world_size: int) -> dict:
+    if args.global_batch_size % (world_size * args.grad_accum):
+        raise ValueError(f"global batch {args.global_batch_size} is not divisible by "
+                         f"world size {world_size} x grad_accum {args.grad_accum}")
+    return {
+        "train_batch_size": args.global_batch_size,
+        "train_micro_batch_size_per_gpu": args.global_batch_size // (world_size * args.grad_accum),
+        "gradient_accumulation_steps": args.grad_accum,
+        "gradient_clipping": args.grad_clip,
+        "bf16": {"enabled": args.precision == "bf16"},
+        "fp16": {"enabled": args.precision == "fp16", "initial_scale_power": 16},
+        "zero_optimization": {"stage": args.zero_stage},
+        "zero_allow_untested_optimizer": True,
+        "steps_per_print": 10**9,
+    }
+
+
+class Trainer:
+    def __init__(self, model: nn.Module, examples: Sequence[Any], collate: Callable[[list, torch.Generator], dict],
+                 args: TrainingArguments, config_to_save: dict | None = None):
+        self.model, self.examples, self.collate, self.args = model, examples, collate, args
+        self.config_to_save = config_to_save or {}
+        self.out = Path(args.output_dir)
+        self.ckpt_dir = self.out / "checkpoints"
+
+    # ------------------------------------------------------------------ setup
+    def _init_engine(self):
+        import deepspeed
+
+        ensure_single_process_env()
+        backend = self.args.dist_backend or ("nccl" if torch.cuda.is_available() else "gloo")
+        deepspeed.init_distributed(dist_backend=backend)
+        import torch.distributed as dist
+
+        self.rank, self.world = dist.get_rank(), dist.get_world_size()
+        seed_everything(self.args.seed + self.rank)
+        optimizer = torch.optim.AdamW(_param_groups(self.model, self.args.weight_decay), lr=self.args.learning_rate)
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda(self.args))
+        engine, _, _, _ = deepspeed.initialize(model=self.model, optimizer=optimizer, lr_scheduler=scheduler,
+                                               config=deepspeed_config(self.args, self.world))
+        self.engine, self.scheduler = engine, scheduler
+        self.sampler = StepSampler(len(self.examples), self.args.global_batch_size, self.args.seed,
+                                   self.rank, self.world)
+
+    def _resume(self) -> int:
+        if not (self.ckpt_dir / "latest").exists():
+            return 0
+        _, client = self.engine.load_checkpoint(str(self.ckpt_dir))
+        step = int(client["step"])
+        rng = client["rng"][min(self.rank, len(client["rng"]) - 1)] if client.get("rng_per_rank") else client["rng"]
+        torch.set_rng_state(rng["torch"])
+        random.setstate(rng["python"])
+        np.random.set_state(rng["numpy"])
+        log.info("resumed from step %d", step)
+        if self.rank == 0:  # drop log lines written after the checkpoint
+            metrics = self.out / "metrics.jsonl"
+            if metrics.exists():
+                keep = [l for l in metrics.read_text().splitlines() if json.loads(l)["step"] <= step]
+                metrics.write_text("".join(l + "\n" for l in keep))
+        return step
+
+    def _save(self, step: int) -> None:
+        import torch.distributed as dist
+
+        state = {"torch": torch.get_rng_state(), "python": random.getstate(), "numpy": np.random.get_state()}
+        states = [None] * self.world
+        dist.all_gather_object(states, state)
+        self.engine.save_checkpoint(str(self.ckpt_dir), tag=f"step{step:08d}",
+                                    client_state={"step": step, "rng": states, "rng_per_rank": True})
+        if self.rank == 0:
+            tags = sorted(p for p in self.ckpt_dir.glob("step*") if p.is_dir())
+            for old in tags[: -self.args.keep_checkpoints]:
+                shutil.rmtree(old, ignore_errors=True)
+        dist.barrier()
+
+    # ------------------------------------------------------------------ loop
+    def train(self) -> dict:
+        self._init_engine()
+        if self.rank == 0:
+            self.out.mkdir(parents=True, exist_ok=True)
+            write_json(self.out / "training_args.json",
+                       {"training_arguments": asdict(self.args), "world_size": self.world, **self.config_to_save})
+        step = self._resume()
+        from tqdm import tqdm
+
+        bar = tqdm(total=self.args.max_steps, initial=step, disable=self.rank != 0, mininterval=5, desc="train")
+        t0, last = time.time(), {}
+        device = self.engine.device
+        self.engine.train()
+        while step < self.args.max_steps:
+            gen = torch.Generator().manual_seed(self.args.seed * 7919 + step * 104729 + self.rank)
+            batch = self.collate([self.examples[i] for i in self.sampler.local_indices(step)], gen)
+            batch = {k: v.to(device) if torch.is_tensor(v) else v for k, v in batch.items()}
+            out = self.engine(**batch)
+            self.engine.backward(out["loss"])
+            self.engine.step()
+            step += 1
+            bar.update(1)
+            last = {k: float(v.detach()) for k, v in out.items() if torch.is_tensor(v) and v.ndim == 0}
+            if self.rank == 0 and (step % self.args.log_every == 0 or step == self.args.max_steps):
+                rec = {"step": step, "lr": self.scheduler.get_last_lr()[0], "elapsed_s": round(time.time() - t0, 3), **last}
+                with open(self.out / "metrics.jsonl", "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(rec) + "\n")
+            if self.args.save_every and step % self.args.save_every == 0 and step < self.args.max_steps:
+                self._save(step)
+            if self.args.stop_after is not None and step >= self.args.stop_after:
+                bar.close()
+                return {"stopped_at": step}
+        bar.close()
+        return {"step": step, "final": last, "train_seconds": time.time() - t0}
+
+    def unwrap(self) -> nn.Module:
+        return self.engine.module
+
+
+def is_main_process() -> bool:
+    return int(os.environ.get("RANK", "0")) == 0

@@ -1,0 +1,1 @@
+"""Per-paper code: each subpackage holds one paper's method, configs and workflow."""

@@ -1,0 +1,80 @@
+"""Batches for DAP pre-training: tokenized pairs plus TLM and RTL inputs and targets.
+
+An example is ``(non_english, english, language_id)``. Source and target are padded to
+one common length so that the RTL direction can be chosen per example. All randomness
+(TLM corruption, which target tokens RTL reconstructs when rho < 1) comes from the
+generator the trainer passes in, seeded by (seed, step, rank).
+"""
+from __future__ import annotations
+
+import torch
+
+from papers.dap.variants import DIRECTIONS
+
+ENGLISH_ID = 0
+
+
+class DAPCollator:
+    def __init__(self, tokenizer, max_length: int, objectives: list[str], rho: float = 1.0,
+                 direction: str = "xx2en", tlm_mask_prob: float = 0.15):
+        if direction not in DIRECTIONS:
+            raise ValueError(f"unknown RTL direction {direction!r}; expected one of {DIRECTIONS}")
+        self.tok, self.max_length, self.objectives = tokenizer, max_length, objectives
+        self.rho, self.direction, self.tlm_mask_prob = rho, direction, tlm_mask_prob
+        self.special_ids = torch.tensor(sorted(set(tokenizer.all_special_ids)))
+
+    def __call__(self, examples: list[tuple[str, str, int]], gen: torch.Generator) -> dict:
+        B = len(examples)
+        src = [e[0] for e in examples]
+        trg = [e[1] for e in examples]
+        enc = self.tok(src + trg, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
+        ids, att = enc["input_ids"], enc["attention_mask"]  # (2B, S)
+        batch = {"src_input_ids": ids[:B], "src_attention_mask": att[:B],
+                 "trg_input_ids": ids[B:], "trg_attention_mask": att[B:]}
+        if "tlm" in self.objectives:
+            batch.update(self._tlm(src, trg, gen))
+        if "rtl" in self.objectives:
+            batch.update(self._rtl(ids[:B], ids[B:], att[:B], att[B:], [e[2] for e in examples], gen))
+        return batch
+
+    def _tlm(self, src: list[str], trg: list[str], gen: torch.Generator) -> dict:
+        enc = self.tok(src, trg, padding=True, truncation=True, max_length=2 * self.max_length,
+                       return_tensors="pt", return_special_tokens_mask=True)
+        ids = enc["input_ids"].clone()  # (B, S')
+        maskable = (enc["special_tokens_mask"] == 0) & (enc["attention_mask"] == 1)
+        chosen = (torch.rand(ids.shape, generator=gen) < self.tlm_mask_prob) & maskable
+        labels = torch.where(chosen, ids, torch.full_like(ids, -100))
+        r = torch.rand(ids.shape, generator=gen)
+        random_ids = torch.randint(len(self.tok), ids.shape, generator=gen)
+        ids = torch.where(chosen & (r < 0.8), torch.full_like(ids, self.tok.mask_token_id), ids)
+        ids = torch.where(chosen & (r >= 0.8) & (r < 0.9), random_ids, ids)
+        types = enc.get("token_type_ids", torch.zeros_like(ids))
+        return {"tlm_input_ids": ids, "tlm_attention_mask": enc["attention_mask"],
+                "tlm_token_type_ids": types, "tlm_labels": labels}
+
+    def _rtl(self, src_ids, trg_ids, src_att, trg_att, langs: list[int], gen: torch.Generator) -> dict:
+        B, S = src_ids.shape
+        if self.direction == "xx2en":
+            from_en = torch.zeros(B, dtype=torch.long)
+        elif self.direction == "en2xx":
+            from_en = torch.ones(B, dtype=torch.long)
+        else:  # both: first half xx->en, second half en->xx
+            from_en = (torch.arange(B) >= B // 2).long()
+        fe = from_en.bool()[:, None]
+        target = torch.where(fe, src_ids, trg_ids)[:, 1:]  # (B, S-1): reconstructed side, CLS dropped
+        real = torch.where(fe, src_att, trg_att)[:, 1:].bool() & ~torch.isin(target, self.special_ids)
+        chosen = (torch.rand(target.shape, generator=gen) < self.rho) & real
+        # at least one reconstructed token per sentence
+        none = real.any(1) & ~chosen.any(1)
+        if none.any():
+            noise = torch.rand(target.shape, generator=gen).masked_fill(~real, -1.0)
+            chosen[none, noise[none].argmax(1)] = True
+        inputs = torch.where(chosen, torch.full_like(target, self.tok.mask_token_id), target)
+        labels = torch.where(chosen, target, torch.full_like(target, -100))
+        lang = torch.tensor(langs, dtype=torch.long)
+        english = torch.full_like(lang, ENGLISH_ID)
+        return {
+            "rtl_from_en": from_en, "rtl_input_ids": inputs, "rtl_attention_mask": real.long(),
+            "rtl_position_ids": torch.arange(1, S).expand(B, S - 1).clone(), "rtl_labels": labels,
+            "rtl_src_lang": torch.where(fe[:, 0], english, lang), "rtl_trg_lang": torch.where(fe[:, 0], lang, english),
+        }

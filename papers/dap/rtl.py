@@ -1,0 +1,72 @@
+"""Representation translation learning (RTL) head, DAP section 3.2 (eq. 4) and 3.3.2 (eq. 6).
+
+The head g is a stack of K transformer layers with a vocabulary prediction head. Its
+input is the source sentence's last-layer token states without [CLS],
+h^L_1 .. h^L_Sx, followed by one [MASK] embedding per target token, and it is trained
+with cross-entropy to predict the target tokens at the [MASK] positions (eq. 6).
+
+Initialisation (section 4.2): the K layers are copies of the encoder's last K layers;
+the head owns copies of the encoder's embedding layer (for the [MASK] inputs and their
+positions) and of its MLM output head (the authors' code does the same).
+
+Choices where the paper is silent, written down:
+* Targets are the target's word pieces without [CLS] and [SEP] (eq. 4 has S_y slots for
+  y = y_1 .. y_Sy); the source keeps its [SEP] state, which is a token state of f(x).
+* [MASK] inputs get the target's own position ids 1 .. Sy, as in the target sentence.
+* Reconstruction ratio rho (section 5.2): each target token is masked with probability
+  rho (at least one per sentence); unmasked ones are fed as their own token embeddings
+  and not scored. rho = 1 is the method.
+* Directions other than xx->en (section 5.1) add a learned language embedding to every
+  input position of the head (source positions: source language, [MASK] positions: the
+  language to reconstruct), "like TLM". It starts at zero, so it is inert for xx->en.
+"""
+from __future__ import annotations
+
+import copy
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+from transformers import PreTrainedModel
+
+from common.models.encoder import mlm_head
+
+
+class RTLHead(nn.Module):
+    def __init__(self, mlm: PreTrainedModel, num_layers: int, num_languages: int = 0):
+        super().__init__()
+        base = mlm.base_model
+        layers = base.encoder.layer
+        if not 1 <= num_layers <= len(layers):
+            raise ValueError(f"RTL head depth K={num_layers} must be in 1..{len(layers)} (encoder layers)")
+        self.embeddings = copy.deepcopy(base.embeddings)
+        self.layers = nn.ModuleList(copy.deepcopy(layers[-num_layers:]))
+        self.lm_head = copy.deepcopy(mlm_head(mlm))
+        self.language_embeddings = nn.Embedding(num_languages, base.config.hidden_size) if num_languages else None
+        if self.language_embeddings is not None:
+            nn.init.zeros_(self.language_embeddings.weight)
+        self.mask_token_id: int | None = None  # set by the caller from the tokenizer
+
+    def forward(self, src_states: torch.Tensor, src_mask: torch.Tensor, trg_input_ids: torch.Tensor,
+                trg_mask: torch.Tensor, trg_position_ids: torch.Tensor,
+                src_lang: torch.Tensor | None = None, trg_lang: torch.Tensor | None = None) -> torch.Tensor:
+        """src_states: (B, Sx, D) token states without [CLS]; src_mask: (B, Sx);
+        trg_input_ids: (B, Sy) [MASK] or kept target ids; trg_mask: (B, Sy);
+        returns vocabulary logits at the target positions, (B, Sy, V)."""
+        trg = self.embeddings(input_ids=trg_input_ids, position_ids=trg_position_ids,
+                              token_type_ids=torch.zeros_like(trg_input_ids))  # (B, Sy, D)
+        if self.language_embeddings is not None and src_lang is not None:
+            src_states = src_states + self.language_embeddings(src_lang)[:, None, :]
+            trg = trg + self.language_embeddings(trg_lang)[:, None, :]
+        h = torch.cat([src_states, trg], dim=1)  # (B, Sx+Sy, D)
+        mask = torch.cat([src_mask, trg_mask], dim=1)  # (B, Sx+Sy)
+        ext = (1.0 - mask[:, None, None, :].to(h.dtype)) * torch.finfo(h.dtype).min  # (B, 1, 1, S)
+        for layer in self.layers:
+            h = layer(h, attention_mask=ext)
+            h = h[0] if isinstance(h, tuple) else h
+        return self.lm_head(h[:, src_states.shape[1]:])  # (B, Sy, V)
+
+
+def rtl_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Eq. 6: mean cross-entropy over scored target positions (labels -100 elsewhere)."""
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-100)

@@ -1,0 +1,49 @@
+"""The DAP variants: main models (Tables 1-4) and the section 5 ablations.
+
+Registry of names used in paths and tables:
+
+* ``tr`` — translation ranking only; ``tr_tlm`` — TR + translation language modelling;
+  ``dap`` — TR + RTL (the method, K=2, rho=1, xx->en);
+* ``dap_dir-en2xx`` / ``dap_dir-both`` — RTL direction (Table 5; ``xx2en`` is ``dap``);
+* ``dap_rho-<r>`` — reconstruction ratio (Figure 3; ``rho`` 1.0 is ``dap``);
+* ``dap_k-<K>`` — RTL head depth (Figure 4; K=2 is ``dap``).
+"""
+from __future__ import annotations
+
+import re
+
+MAIN = ("tr", "tr_tlm", "dap")
+_OBJECTIVES = {"tr": ("tr",), "tr_tlm": ("tr", "tlm"), "dap": ("tr", "rtl")}
+_ABLATION = re.compile(r"^dap_(dir-(?P<dir>xx2en|en2xx|both)|rho-(?P<rho>[0-9.]+)|k-(?P<k>[0-9]+))$")
+DIRECTIONS = ("xx2en", "en2xx", "both")
+
+
+def resolve(name: str, dap_cfg: dict) -> dict:
+    """Method settings of variant ``name``: objectives plus the DAP hyper-parameters."""
+    cfg = {k: dap_cfg[k] for k in ("rtl_layers", "rho", "direction")}
+    if name in _OBJECTIVES:
+        return {"objectives": list(_OBJECTIVES[name]), **cfg}
+    m = _ABLATION.match(name)
+    if not m:
+        raise ValueError(f"unknown DAP variant {name!r}; expected one of {MAIN} or dap_dir-*/dap_rho-*/dap_k-*")
+    if m["dir"]:
+        cfg["direction"] = m["dir"]
+    elif m["rho"]:
+        cfg["rho"] = float(m["rho"])
+        if not 0 < cfg["rho"] <= 1:
+            raise ValueError(f"{name}: rho must be in (0, 1]")
+    else:
+        cfg["rtl_layers"] = int(m["k"])
+    return {"objectives": ["tr", "rtl"], **cfg}
+
+
+def ablation_variants(ablations: dict, dap_cfg: dict) -> dict[str, list[tuple[object, str]]]:
+    """For each ablation axis, (value, variant name) pairs; the default value maps to ``dap``."""
+    out: dict[str, list[tuple[object, str]]] = {}
+    for value in ablations.get("direction", []):
+        out.setdefault("direction", []).append((value, "dap" if value == dap_cfg["direction"] else f"dap_dir-{value}"))
+    for value in ablations.get("rho", []):
+        out.setdefault("rho", []).append((value, "dap" if float(value) == float(dap_cfg["rho"]) else f"dap_rho-{value}"))
+    for value in ablations.get("rtl_layers", []):
+        out.setdefault("rtl_layers", []).append((value, "dap" if int(value) == int(dap_cfg["rtl_layers"]) else f"dap_k-{value}"))
+    return out
