@@ -2,9 +2,15 @@
 #   snakemake papers/dap/all --cores 2                      # smoke scale (default)
 #   snakemake papers/dap/all --cores 2 --config scale=mini  # real data from data_root
 # Each paper is a module; its rules are prefixed with the paper name (dap_train, dap_all, ...).
+import os
+import sys
+
 from common.config import workflow_config
 
-configfile: "config/config.yaml"
+# Rules call `python -m ...`: make that the interpreter running Snakemake (the project's venv).
+os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+
+configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 config.update(workflow_config(config))
 
 

@@ -40,7 +40,8 @@ def _write_train(out: Path, pairs_by_lang: dict[str, list[tuple[str, str]]]) -> 
     paths = {}
     for lang, pairs in sorted(pairs_by_lang.items()):
         path = out / "train" / f"{lang}-en.tsv"
-        write_lines(path, (f"{a}\t{b}" for a, b in pairs))
+        # collapse internal white space: a few real sentences contain tabs (multi30k de)
+        write_lines(path, (f"{' '.join(a.split())}\t{' '.join(b.split())}" for a, b in pairs))
         paths[lang] = str(path)
     return paths
 
@@ -142,12 +143,11 @@ def evaluation_sentences(data_root: Path) -> dict[str, list[str]]:
     sts: list[str] = []
     for inp in sorted((data_root / "sts" / "sts12-16").glob("STS1*-en-test/STS.input.*.txt")):
         sts += [c for line in loaders.read_lines(inp) for c in line.split("\t")[:2]]
-    for f in sorted((data_root / "sts" / "stsbenchmark").glob("sts-*.csv")):
-        s = loaders.read_stsb(f)
-        sts += s.sent1 + s.sent2
-    for f in ("SICK_train.txt", "SICK_trial.txt", "SICK_test_annotated.txt"):
-        s = loaders.read_sick(data_root / "sts" / "sick" / f)
-        sts += s.sent1 + s.sent2
+    # STSb and SICK-R are evaluated on their test splits (their train splits are training data).
+    s = loaders.read_stsb(data_root / "sts" / "stsbenchmark" / "sts-test.csv")
+    sts += s.sent1 + s.sent2
+    s = loaders.read_sick(data_root / "sts" / "sick" / "SICK_test_annotated.txt")
+    sts += s.sent1 + s.sent2
     for f in sorted((data_root / "sts" / "sts17" / "STS2017.eval.v1.1").glob("STS.input.*.txt")):
         sts += [c for line in loaders.read_lines(f) for c in line.split("\t")]
     for f in sorted((data_root / "sts" / "stsb_multi_mt").glob("stsb-*-test.csv")) + \

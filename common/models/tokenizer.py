@@ -26,6 +26,12 @@ def train_wordpiece(sentences: Iterable[str], vocab_size: int, out_dir: str | Pa
     trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
                                         special_tokens=SPECIAL_TOKENS, show_progress=False)
     tok.train_from_iterator(sentences, trainer=trainer)
+    # The trainer orders tokens of equal frequency in hash-map order, so two runs on the same
+    # data gave the same vocabulary under different ids (measured). Ids are re-assigned
+    # canonically (special tokens, then sorted pieces) so reruns are byte-identical.
+    learned = tok.get_vocab()
+    ordered = SPECIAL_TOKENS + sorted(t for t in learned if t not in SPECIAL_TOKENS)
+    tok.model = models.WordPiece(vocab={t: i for i, t in enumerate(ordered)}, unk_token="[UNK]")
     fast = BertTokenizerFast(tokenizer_object=tok, do_lower_case=True, tokenize_chinese_chars=True,
                              strip_accents=False, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]",
                              sep_token="[SEP]", mask_token="[MASK]")

@@ -3,6 +3,7 @@
 TABLES = ["table1_tatoeba", "table2_bucc_training", "table3_bucc_test", "table4_xnli", "table5_direction",
           "figure3_rho", "figure4_depth", "table6_efficiency", "table7_xx2en", "table8_en2xx", "claims"]
 FIGURES = ["figure3_rho", "figure4_depth"]
+REPORTED = str(Path(papers.dap.__file__).parent / "reported.yaml")
 REPORT_FILES = ([f"{P.figures}/{t}.{ext}" for t in TABLES for ext in ("csv", "md", "tex")]
                 + [f"{P.figures}/{f}.{ext}" for f in FIGURES for ext in ("png", "pdf")]
                 + [f"{P.figures}/README.md"])
@@ -33,7 +34,7 @@ rule report:
         evals=[P.eval_json(i, v, s, t) for i, v, s in RUNS for t in TASKS],
         efficiency=f"{P.paper_results}/efficiency/{INITS[0]}.json",
         corpus=rules.corpus.output.manifest,
-        reported="papers/dap/reported.yaml",
+        reported=REPORTED,
     output:
         REPORT_FILES,
     params:

@@ -1,0 +1,72 @@
+import itertools
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from common.data.loaders import BuccSplit
+from common.eval import bucc
+
+
+def naive_margin(x, y, i, j, k, kind):
+    """Eq. 8 of DAP appendix B, written out with loops."""
+    x, y = F.normalize(x, dim=-1), F.normalize(y, dim=-1)
+    cos = lambda a, b: float(a @ b)
+    nx = sorted((cos(x[i], y[z]) for z in range(len(y))), reverse=True)[:k]
+    ny = sorted((cos(x[z], y[j]) for z in range(len(x))), reverse=True)[:k]
+    a, b = cos(x[i], y[j]), sum(nx) / (2 * k) + sum(ny) / (2 * k)
+    return a / b if kind == "ratio" else a - b
+
+
+@pytest.mark.parametrize("kind", ["ratio", "distance"])
+def test_margin_scores_match_naive(kind):
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randn(7, 5, generator=g), torch.randn(6, 5, generator=g)
+    for s, t, score in bucc.mine(x, y, k=3, scoring=kind):
+        assert score == pytest.approx(naive_margin(x, y, s, t, 3, kind), abs=1e-5)
+
+
+def test_mine_is_one_to_one_and_best_first():
+    g = torch.Generator().manual_seed(1)
+    x, y = torch.randn(20, 8, generator=g), torch.randn(15, 8, generator=g)
+    out = bucc.mine(x, y, k=4)
+    srcs, trgs, scores = zip(*out)
+    assert len(set(srcs)) == len(srcs) and len(set(trgs)) == len(trgs)
+    assert list(scores) == sorted(scores, reverse=True)
+
+
+def test_mine_recovers_planted_pairs():
+    g = torch.Generator().manual_seed(2)
+    base = torch.randn(10, 64, generator=g)  # 64 dims: random pairs have small cosines
+    x = torch.cat([base, torch.randn(30, 64, generator=g)])
+    y = torch.cat([torch.randn(25, 64, generator=g), base + 0.01 * torch.randn(10, 64, generator=g)])
+    top = bucc.mine(x, y, k=4)[:10]
+    assert {(s, t) for s, t, _ in top} == {(i, 25 + i) for i in range(10)}
+
+
+def test_threshold_is_midpoint_of_best_prefix():
+    gold = {("s1", "t1"), ("s2", "t2"), ("s3", "t3")}
+    cands = [bucc.Candidate("s1", "t1", 0.9), bucc.Candidate("s2", "t2", 0.8),
+             bucc.Candidate("s4", "t4", 0.7), bucc.Candidate("s3", "t3", 0.6), bucc.Candidate("s5", "t5", 0.5)]
+    best = bucc.optimize_threshold(cands, gold)
+    # prefixes: F1 = 2/4=0.5, 0.8, 0.667, 0.857 (3 correct of 4, recall 1), 0.75 -> best is 4th, midpoint 0.55
+    assert best["threshold"] == pytest.approx(0.55)
+    assert best["precision"] == pytest.approx(75.0) and best["recall"] == pytest.approx(100.0)
+    assert best["f1"] == pytest.approx(100 * 6 / 7)
+    applied = bucc.apply_threshold(cands, gold, 0.75)
+    assert applied["n_predicted"] == 2 and applied["precision"] == 100.0
+    assert applied["recall"] == pytest.approx(200 / 3)
+
+
+def test_dedup_drops_texts_repeated_in_a_language():
+    split = BuccSplit(src={"a1": "same", "a2": "same", "a3": "other"}, trg={"b1": "same", "b2": "other"},
+                      gold={("a1", "b1"), ("a3", "b2")})
+    vec = {"same": [1.0, 0.0], "other": [0.0, 1.0]}
+    embed = lambda texts: torch.tensor([vec[t] for t in texts])
+    cands = bucc.candidates_for_split(split, embed, k=1, scoring="cosine")
+    assert [(c.src, c.trg) for c in cands] == [("a3", "b2")]
+
+
+def test_prf():
+    assert bucc.prf(2, 4, 8) == (50.0, 25.0, pytest.approx(100 / 3))
+    assert bucc.prf(0, 0, 5) == (0.0, 0.0, 0.0)

@@ -1,0 +1,35 @@
+import pytest
+import torch
+
+from common.eval import tatoeba
+
+
+def test_retrieval_accuracy_hand_computed():
+    # queries 0,1,2; keys: key0 nearest to q0, q1's nearest is key2 (wrong), q2's nearest is key2.
+    q = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.7, 0.7]])
+    k = torch.tensor([[1.0, 0.1], [-1.0, 0.2], [0.6, 0.8]])
+    # cos(q1, key1) = 0.2/1.02 = 0.196; cos(q1, key2) = 0.8 -> wrong; q2 -> key2 (0.99) right.
+    assert tatoeba.retrieval_accuracy(q, k) == pytest.approx(200 / 3)
+
+
+def test_both_directions_differ():
+    xx = torch.tensor([[1.0, 0.0], [0.9, 0.1]])
+    en = torch.tensor([[1.0, 0.05], [0.0, 1.0]])
+    r = tatoeba.evaluate_language(xx, en)
+    # xx->en: both xx rows are nearest to en0 -> 1/2 correct; en->xx: en0 -> xx0 (right), en1 -> xx1 (right)
+    assert r == {"xx2en": 50.0, "en2xx": 100.0}
+
+
+def test_misaligned_raises():
+    with pytest.raises(ValueError, match="aligned"):
+        tatoeba.retrieval_accuracy(torch.ones(2, 3), torch.ones(3, 3))
+
+
+def test_groups():
+    assert len(tatoeba.XTREME_36) == 36 and len(tatoeba.LASER_14) == 14 and len(tatoeba.DAP_28) == 28
+    assert set(tatoeba.LASER_14) <= set(tatoeba.XTREME_36)
+    per = {"aaa": {"xx2en": 50.0, "en2xx": 100.0}, "bbb": {"xx2en": 70.0, "en2xx": 80.0}}
+    g = tatoeba.group_averages(per, {"ab": ["aaa", "bbb"], "ac": ["aaa", "ccc"]})
+    assert g["ab"]["xx2en"] == 60.0 and g["ab"]["en2xx"] == 90.0 and g["ab"]["both"] == 75.0
+    assert g["ac"]["xx2en"] is None and g["ac"]["missing"] == ["ccc"]
+    assert g["all"]["n_languages"] == 2

@@ -1,0 +1,60 @@
+import pytest
+import torch
+from transformers import AutoModel
+
+from common.models.encoder import EncoderSpec, SentenceEncoder, build_mlm_model, encode_sentences
+from common.models.pooling import pool
+from common.models.tokenizer import load_tokenizer, train_wordpiece
+
+
+def test_pooling_hand_computed():
+    h = torch.tensor([[[1.0, 2.0], [3.0, 4.0], [100.0, 100.0]]])  # (1, 3, 2), last position padded
+    m = torch.tensor([[1, 1, 0]])
+    assert pool(h, m, "cls").tolist() == [[1.0, 2.0]]
+    assert pool(h, m, "mean").tolist() == [[2.0, 3.0]]
+    assert pool(h, m, "max").tolist() == [[3.0, 4.0]]
+    with pytest.raises(ValueError):
+        pool(h, m, "first")
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    out = tmp_path_factory.mktemp("enc")
+    sents = ["the cat sees a dog", "a dog eats bread", "die katze sieht einen hund", "我爱你"] * 5
+    tok = train_wordpiece(sents, vocab_size=120, out_dir=out / "tok", min_frequency=1)
+    torch.manual_seed(0)
+    mlm = build_mlm_model(EncoderSpec(hidden_size=16, num_layers=2, num_heads=2, intermediate_size=32), len(tok))
+    enc = SentenceEncoder(mlm.base_model, "mean")
+    enc.save(out / "model", tok)
+    return enc, tok, out / "model", sents
+
+
+def test_saved_model_loads_with_automodel_and_sentence_transformers(tiny):
+    enc, tok, path, sents = tiny
+    ours = encode_sentences(enc, tok, sents[:4])
+    auto = AutoModel.from_pretrained(path).eval()
+    b = tok(sents[:4], padding=True, return_tensors="pt")
+    with torch.no_grad():
+        h = auto(**b).last_hidden_state
+    assert torch.allclose(pool(h, b["attention_mask"], "mean"), ours, atol=1e-5)
+    from sentence_transformers import SentenceTransformer
+
+    st = SentenceTransformer(str(path), device="cpu")
+    assert torch.allclose(torch.tensor(st.encode(sents[:4])), ours, atol=1e-5)
+    reloaded = SentenceEncoder.load(path)
+    assert reloaded.pooling == "mean"
+    assert torch.allclose(encode_sentences(reloaded, load_tokenizer(path), sents[:4]), ours, atol=1e-5)
+
+
+def test_tokenizer_roundtrip(tiny):
+    _, tok, path, _ = tiny
+    ids = tok("the cat")["input_ids"]
+    assert ids[0] == tok.cls_token_id and ids[-1] == tok.sep_token_id
+    assert "[UNK]" not in tok.convert_ids_to_tokens(ids)
+
+
+def test_tokenizer_training_is_deterministic(tmp_path):
+    sents = [f"ku{i % 7} ma{i % 5} so{i % 3} the man{i % 5} sees dog{i % 7}" for i in range(64)]
+    for run in ("a", "b"):
+        train_wordpiece(sents, vocab_size=100, out_dir=tmp_path / run, min_frequency=1)
+    assert (tmp_path / "a" / "tokenizer.json").read_bytes() == (tmp_path / "b" / "tokenizer.json").read_bytes()

@@ -1,0 +1,30 @@
+"""A run killed after a checkpoint and restarted ends exactly like an uninterrupted one."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+WORKER = Path(__file__).with_name("_resume_worker.py")
+
+
+def run(*args):
+    env = {**os.environ, "DS_ACCELERATOR": "cpu", "OMP_NUM_THREADS": "1"}
+    env.pop("WORLD_SIZE", None)
+    subprocess.run([sys.executable, str(WORKER), *map(str, args)], check=True, env=env, capture_output=True)
+
+
+def test_exact_resume(tmp_path):
+    run(tmp_path / "straight", 12, 4)
+    run(tmp_path / "killed", 12, 4, 6)  # dies after step 6; last checkpoint at step 4
+    assert (tmp_path / "killed" / "run" / "checkpoints" / "latest").read_text().strip() == "step00000004"
+    run(tmp_path / "killed", 12, 4)  # restarted with the same arguments
+    a = torch.load(tmp_path / "straight" / "final.pt", weights_only=True)
+    b = torch.load(tmp_path / "killed" / "final.pt", weights_only=True)
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    log = lambda d: [json.loads(l) for l in (tmp_path / d / "run" / "metrics.jsonl").read_text().splitlines()]
+    strip = lambda rows: [{k: v for k, v in r.items() if k != "elapsed_s"} for r in rows]
+    assert strip(log("straight")) == strip(log("killed"))
+    assert [r["step"] for r in log("killed")] == list(range(1, 13))

@@ -1,0 +1,31 @@
+import pytest
+
+from common.config import ConfigError, load_paper_config, workflow_config
+
+
+def test_defaults_and_validation():
+    cfg = workflow_config({})
+    assert cfg["scale"] == "smoke" and cfg["data_root"]
+    with pytest.raises(ConfigError, match="'scal' was unexpected"):
+        workflow_config({"scal": "mini"})
+    with pytest.raises(ConfigError, match="at 'scale'.*'huge' is not one of"):
+        workflow_config({"scale": "huge"})
+
+
+@pytest.mark.parametrize("scale", ["smoke", "mini", "paper"])
+def test_paper_configs_valid(scale):
+    cfg = load_paper_config("dap", scale)
+    assert cfg["scale"] == scale
+
+
+def test_paper_config_unknown_key(tmp_path, monkeypatch):
+    import common.config as c
+
+    (tmp_path / "papers" / "dap" / "config").mkdir(parents=True)
+    src = c.ROOT / "papers" / "dap" / "config"
+    (tmp_path / "papers" / "dap" / "config" / "schema.yaml").write_text((src / "schema.yaml").read_text())
+    text = (src / "smoke.yaml").read_text().replace("rtl_weight: 1.0", "rtl_weight: 1.0, rtl_wieght: 0.1")
+    (tmp_path / "papers" / "dap" / "config" / "smoke.yaml").write_text(text)
+    monkeypatch.setattr(c, "ROOT", tmp_path)
+    with pytest.raises(ConfigError, match=r"smoke\.yaml: at 'dap': Additional properties .*'rtl_wieght'"):
+        c.load_paper_config("dap", "smoke")
