@@ -202,14 +202,86 @@ def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
     }
 
 
-def prepare(kind: str, out: str | Path, data_root: str | Path, spec: dict) -> dict:
+# --------------------------------------------------------------------------- paper
+def prepare_paper(out: Path, spec: dict, base_url: str | None = None) -> dict:
+    """DAP section 4.1: OPUS bitext with English for the 36 XTREME languages (the corpora the
+    paper names), at most ``max_pairs_per_language`` pairs per language drawn uniformly at random
+    (reservoir sampling, seeded); Tatoeba v1 (pinned digests), BUCC 2018, XNLI test, MultiNLI train.
+    A corpus that OPUS does not offer for a language (HTTP 404) is skipped and listed."""
+    import urllib.error
+
+    import yaml
+
+    from common.data import download as dl
+    from common.eval.tatoeba import TO_ISO1
+
+    to_iso3 = {v: k for k, v in TO_ISO1.items()}
+    d = dl.Downloader(out / "downloads", base_url=base_url)
+    rng = random.Random(spec.get("seed", 1))
+    cap = spec["max_pairs_per_language"]
+    raw, skipped = {}, []
+    for xx in spec["opus_languages"]:
+        reservoir: list[tuple[str, str]] = []
+        seen = 0
+        for corpus, version in spec["opus_corpora"]:
+            try:
+                path = d.fetch(dl.opus_moses(corpus, version, xx, "en"))
+            except urllib.error.HTTPError as exc:
+                if exc.code != 404:
+                    raise
+                skipped.append(f"{corpus}/{version} {xx}-en")
+                continue
+            for pair in dl.iter_opus_pairs(path, corpus, xx):
+                seen += 1
+                if len(reservoir) < cap:
+                    reservoir.append(pair)
+                elif (j := rng.randrange(seen)) < cap:
+                    reservoir[j] = pair
+        raw[to_iso3.get(xx, xx)] = reservoir
+    pins = yaml.safe_load((Path(dl.__file__).parent / "tatoeba_v1.sha256.yaml").read_text())
+    for lang, sha in pins.items():
+        for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
+            d.fetch(res)
+    for pair in spec["bucc_pairs"]:
+        for split in ("sample-gold", "training-gold", "test"):
+            dl.bucc_layout(dl.extract(d.fetch(dl.bucc2018(f"{pair}-en", split)), out / "tmp_bucc"), out / "bucc")
+    xnli_dir = dl.extract(d.fetch(dl.xnli()), out / "tmp_xnli")
+    nli_langs = dl.split_xnli_test((xnli_dir / "XNLI-1.0" / "xnli.test.tsv").read_text(encoding="utf-8"), out / "xnli")
+    mnli_dir = dl.extract(d.fetch(dl.multinli()), out / "tmp_mnli")
+    dl.multinli_train_to_tsv((mnli_dir / "multinli_1.0" / "multinli_1.0_train.txt").read_text(encoding="utf-8"),
+                             out / "xnli" / "train-en.tsv")
+    tat = d.dest / "tatoeba"
+    evals = LeakageFilter(s for lang in pins for pair in zip(*loaders.read_tatoeba(tat, lang)) for s in pair)
+    for pair in spec["bucc_pairs"]:
+        for split in ("sample", "training"):
+            b = loaders.read_bucc(out / "bucc", f"{pair}-en", split)
+            evals.add(list(b.src.values()) + list(b.trg.values()))
+    for lang in nli_langs:
+        ex = loaders.read_xnli_tsv(out / "xnli" / f"test-{lang}.tsv")
+        evals.add(ex.premise + ex.hypothesis)
+    train, dropped = {}, {}
+    for lang, pairs in raw.items():
+        train[lang], dropped[lang] = evals.filter_pairs(pairs)
+    return {
+        "kind": "paper", "train": _write_train(out, train), "train_languages": sorted(train),
+        "tatoeba_dir": str(tat), "tatoeba_languages": sorted(pins),
+        "bucc_dir": str(out / "bucc"), "bucc_pairs": [f"{p}-en" for p in spec["bucc_pairs"]],
+        "nli_dir": str(out / "xnli"), "nli_languages": nli_langs, "xnli_train": str(out / "xnli" / "train-en.tsv"),
+        "opus_skipped": skipped,
+        "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "eval_sentences": len(evals)},
+    }
+
+
+def prepare(kind: str, out: str | Path, data_root: str | Path, spec: dict, base_url: str | None = None) -> dict:
     out = Path(out)
     if kind == "synthetic":
         manifest = prepare_synthetic(out, spec)
     elif kind == "mini":
         manifest = prepare_mini(out, Path(data_root), spec)
+    elif kind == "paper":
+        manifest = prepare_paper(out, spec, base_url)
     else:
-        raise ValueError(f"corpus kind {kind!r} is prepared by the download rules, not here")
+        raise ValueError(f"unknown corpus kind {kind!r}")
     write_json(out / "leakage.json", manifest["leakage"])
     write_json(out / "manifest.json", manifest)
     log.info("corpus %s: %s training pairs, %d dropped by the leakage rule", kind,
@@ -230,10 +302,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--scale", required=True)
     p.add_argument("--data-root", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--base-url", default=None, help="mirror replacing the scheme and host of download URLs")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     cfg = load_paper_config(a.paper, a.scale)["corpus"]
-    prepare(cfg["kind"], a.out, a.data_root, cfg.get(cfg["kind"], {}))
+    prepare(cfg["kind"], a.out, a.data_root, cfg.get(cfg["kind"], {}), a.base_url)
 
 
 if __name__ == "__main__":

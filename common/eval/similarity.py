@@ -15,7 +15,7 @@ def normalize(x: torch.Tensor) -> torch.Tensor:
 
 
 @torch.no_grad()
-def knn(queries: torch.Tensor, keys: torch.Tensor, k: int, block: int = 4096) -> tuple[torch.Tensor, torch.Tensor]:
+def knn(queries: torch.Tensor, keys: torch.Tensor, k: int, block: int = 1024) -> tuple[torch.Tensor, torch.Tensor]:
     """Inner-product top-k of each query row among key rows -> (scores (Q, k), indices (Q, k))."""
     k = min(k, keys.shape[0])
     scores, idx = [], []

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
 import random
 import shutil
 import time
@@ -169,6 +168,17 @@ class Trainer:
                 shutil.rmtree(old, ignore_errors=True)
         dist.barrier()
 
+    def _mean_over_ranks(self, scalars: dict[str, torch.Tensor]) -> dict[str, float]:
+        """Logged losses are means over ranks, so a log means the same at any world size."""
+        import torch.distributed as dist
+
+        names = sorted(scalars)
+        values = torch.stack([scalars[n].detach().float().cpu() for n in names])
+        if self.world > 1:
+            dist.all_reduce(values)
+            values /= self.world
+        return dict(zip(names, values.tolist()))
+
     # ------------------------------------------------------------------ loop
     def train(self) -> dict:
         self._init_engine()
@@ -192,7 +202,8 @@ class Trainer:
             self.engine.step()
             step += 1
             bar.update(1)
-            last = {k: float(v.detach()) for k, v in out.items() if torch.is_tensor(v) and v.ndim == 0}
+            if step % self.args.log_every == 0 or step == self.args.max_steps:
+                last = self._mean_over_ranks({k: v for k, v in out.items() if torch.is_tensor(v) and v.ndim == 0})
             if self.rank == 0 and (step % self.args.log_every == 0 or step == self.args.max_steps):
                 rec = {"step": step, "lr": self.scheduler.get_last_lr()[0], "elapsed_s": round(time.time() - t0, 3), **last}
                 with open(self.out / "metrics.jsonl", "a", encoding="utf-8") as fh:
@@ -207,7 +218,3 @@ class Trainer:
 
     def unwrap(self) -> nn.Module:
         return self.engine.module
-
-
-def is_main_process() -> bool:
-    return int(os.environ.get("RANK", "0")) == 0

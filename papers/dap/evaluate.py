@@ -13,7 +13,6 @@ import argparse
 import logging
 import os
 import time
-from functools import partial
 from pathlib import Path
 
 import torch
@@ -31,8 +30,13 @@ TASKS = ("tatoeba", "bucc", "xnli")
 
 
 def _embedder(model_dir: str, batch_size: int, max_length: int):
+    """``embed(list[str]) -> (N, D)`` for the saved model."""
     encoder, tok = SentenceEncoder.load(model_dir), load_tokenizer(model_dir)
-    return partial(lambda sents: encode_sentences(encoder, tok, sents, batch_size=batch_size, max_length=max_length))
+
+    def embed(sentences: list[str]) -> torch.Tensor:
+        return encode_sentences(encoder, tok, sentences, batch_size=batch_size, max_length=max_length)
+
+    return embed
 
 
 def run_tatoeba(model_dir, manifest, cfg) -> tuple[dict, list[str], list[Path]]:

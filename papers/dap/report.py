@@ -152,7 +152,8 @@ def build_tables(res: Results, reported: dict, manifest: dict, eff: dict, cfg: d
         d = reported[key]["default"]
         figures[name] = (xs, {f"ours ({init}, {scale})": metrics},
                          {"Tatoeba": (d["value"], d["tatoeba"]), "BUCC F1": (d["value"], d["bucc"]), "XNLI": (d["value"], d["xnli"])},
-                         xlabel, f"{key.split('_')[0].capitalize()}: {reported[key]['claim']}. Red star: paper's reported default.")
+                         xlabel, f"{name.replace('figure', 'Figure ').split('_')[0]} (DAP, section 5): paper's claim: "
+                         f"{reported[key]['claim']}. Red star: the paper's reported default.")
         rows = [[str(x), metrics["Tatoeba"][i], metrics["BUCC F1"][i], metrics["XNLI"][i],
                  d["tatoeba"] if x == d["value"] else None, d["bucc"] if x == d["value"] else None,
                  d["xnli"] if x == d["value"] else None] for i, x in enumerate(xs)]

@@ -1,0 +1,226 @@
+"""Paper-scale downloads: fetch, verify, extract, convert to the loaders' formats.
+
+Every resource is pinned, in one of two ways, and a mismatch is an error naming the file:
+
+* ``sha256`` — the expected digest of the downloaded file (Tatoeba v1: the digests of the
+  LASER files at commit 74bc6ae7, as recorded in the shared data manifests);
+* ``revision`` — a URL that names an immutable version (OPUS ``/vYYYY/`` releases, a git
+  commit). Its digest is written to ``downloads.lock.json`` on first download, and any later
+  download must match it (trust on first use, stated in the lock file).
+
+``base_url`` replaces the scheme and host of every URL, so tests serve files in the real
+formats from a local HTTP server, and so can a site mirror.
+"""
+from __future__ import annotations
+
+import bz2
+import hashlib
+import io
+import json
+import logging
+import os
+import shutil
+import tarfile
+import tempfile
+import urllib.parse
+import urllib.request
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from common.io import atomic_write, sha256_file, write_json
+
+log = logging.getLogger(__name__)
+
+
+class ChecksumError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class Resource:
+    name: str
+    url: str
+    sha256: str | None = None
+    revision: str | None = None
+
+    def __post_init__(self) -> None:
+        if not (self.sha256 or self.revision):
+            raise ValueError(f"{self.name}: a download must be pinned by sha256 or by a revision in its URL")
+
+
+def _rebase(url: str, base_url: str | None) -> str:
+    if not base_url:
+        return url
+    parts = urllib.parse.urlsplit(url)
+    return base_url.rstrip("/") + "/" + parts.netloc + parts.path
+
+
+class Downloader:
+    def __init__(self, dest: str | Path, base_url: str | None = None, timeout: float = 60.0):
+        self.dest = Path(dest)
+        self.base_url, self.timeout = base_url, timeout
+        self.lock_path = self.dest / "downloads.lock.json"
+        self.lock = json.loads(self.lock_path.read_text()) if self.lock_path.exists() else {}
+
+    def fetch(self, res: Resource) -> Path:
+        """Download ``res`` into ``dest/<name>`` (once), verified against its pin."""
+        path = self.dest / res.name
+        expected = res.sha256 or self.lock.get(res.name, {}).get("sha256")
+        if path.exists() and expected and sha256_file(path) == expected:
+            return path
+        url = _rebase(res.url, self.base_url)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+        h = hashlib.sha256()
+        try:
+            with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=self.timeout) as resp:
+                while block := resp.read(1 << 20):
+                    h.update(block)
+                    out.write(block)
+            digest = h.hexdigest()
+            if expected and digest != expected:
+                raise ChecksumError(f"{res.name}: sha256 {digest} from {url} does not match the pinned {expected}")
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        if not res.sha256:
+            self.lock[res.name] = {"sha256": digest, "revision": res.revision, "url": res.url,
+                                   "note": "recorded on first download (trust on first use)"}
+            write_json(self.lock_path, self.lock)
+        log.info("downloaded %s (%s)", res.name, digest[:12])
+        return path
+
+
+# --------------------------------------------------------------------------- archive readers
+def extract(archive: Path, out_dir: Path) -> Path:
+    """Extract a .zip / .tar.gz / .tar.bz2 safely (no absolute paths, no '..')."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    name = archive.name
+    if name.endswith(".zip"):
+        with zipfile.ZipFile(archive) as z:
+            members = z.namelist()
+            _check_members(archive, members)
+            z.extractall(out_dir)
+    elif name.endswith((".tar.gz", ".tgz", ".tar.bz2")):
+        with tarfile.open(archive) as t:
+            _check_members(archive, t.getnames())
+            t.extractall(out_dir, filter="data")
+    else:
+        raise ValueError(f"{archive}: unknown archive type")
+    return out_dir
+
+
+def _check_members(archive: Path, names: list[str]) -> None:
+    for n in names:
+        if n.startswith("/") or ".." in Path(n).parts:
+            raise ValueError(f"{archive}: unsafe member path {n!r}")
+
+
+# --------------------------------------------------------------------------- corpora
+OPUS_BASE = "https://object.pouta.csc.fi"
+LASER_COMMIT = "74bc6ae7ffb7cba670fe0f428d0ede9f666fb821"
+
+
+def opus_moses(corpus: str, version: str, l1: str, l2: str) -> Resource:
+    """OPUS Moses-format bitext, e.g. ``Europarl v8 de-en`` (languages in alphabetical order)."""
+    a, b = sorted((l1, l2))
+    return Resource(f"opus/{corpus}.{version}.{a}-{b}.txt.zip",
+                    f"{OPUS_BASE}/OPUS-{corpus}/{version}/moses/{a}-{b}.txt.zip", revision=f"{corpus}/{version}")
+
+
+def read_opus_moses(zip_path: Path, corpus: str, l1: str, l2: str) -> list[tuple[str, str]]:
+    """(l1, l2) pairs from an OPUS moses zip (members ``{Corpus}.{a}-{b}.{a}`` and ``.{b}``)."""
+    a, b = sorted((l1, l2))
+    with zipfile.ZipFile(zip_path) as z:
+        names = {Path(n).name: n for n in z.namelist()}
+        try:
+            la = io.TextIOWrapper(z.open(names[f"{corpus}.{a}-{b}.{a}"]), encoding="utf-8").read().splitlines()
+            lb = io.TextIOWrapper(z.open(names[f"{corpus}.{a}-{b}.{b}"]), encoding="utf-8").read().splitlines()
+        except KeyError as exc:
+            raise ValueError(f"{zip_path}: missing member {exc}") from None
+    if len(la) != len(lb):
+        raise ValueError(f"{zip_path}: misaligned members ({len(la)} vs {len(lb)} lines)")
+    pairs = list(zip(la, lb))
+    return pairs if (l1, l2) == (a, b) else [(y, x) for x, y in pairs]
+
+
+def tatoeba(lang: str, sha_src: str, sha_eng: str) -> list[Resource]:
+    base = f"https://raw.githubusercontent.com/facebookresearch/LASER/{LASER_COMMIT}/data/tatoeba/v1"
+    return [Resource(f"tatoeba/tatoeba.{lang}-eng.{lang}", f"{base}/tatoeba.{lang}-eng.{lang}", sha256=sha_src),
+            Resource(f"tatoeba/tatoeba.{lang}-eng.eng", f"{base}/tatoeba.{lang}-eng.eng", sha256=sha_eng)]
+
+
+def bucc2018(pair: str, split: str) -> Resource:
+    """BUCC 2018 shared-task archive, split in {sample-gold, training-gold, test}."""
+    return Resource(f"bucc/bucc2018-{pair}.{split}.tar.bz2",
+                    f"https://comparable.limsi.fr/bucc2018/bucc2018-{pair}.{split}.tar.bz2", revision="bucc2018")
+
+
+def xnli() -> Resource:
+    return Resource("xnli/XNLI-1.0.zip", "https://dl.fbaipublicfiles.com/XNLI/XNLI-1.0.zip", revision="XNLI-1.0")
+
+
+def split_xnli_test(tsv_text: str, out_dir: Path) -> list[str]:
+    """``xnli.test.tsv`` (all languages; header with language, gold_label, sentence1, sentence2)
+    -> ``test-{lang}.tsv`` in the XTREME layout read by ``loaders.read_xnli_tsv``."""
+    lines = tsv_text.splitlines()
+    header = lines[0].split("\t")
+    col = {c: header.index(c) for c in ("language", "gold_label", "sentence1", "sentence2")}
+    by_lang: dict[str, list[str]] = {}
+    for lineno, line in enumerate(lines[1:], start=2):
+        cols = line.split("\t")
+        if len(cols) != len(header):
+            raise ValueError(f"xnli.test.tsv:{lineno}: expected {len(header)} columns, found {len(cols)}")
+        by_lang.setdefault(cols[col["language"]], []).append(
+            f"{cols[col['sentence1']]}\t{cols[col['sentence2']]}\t{cols[col['gold_label']]}")
+    for lang, rows in by_lang.items():
+        with atomic_write(out_dir / f"test-{lang}.tsv") as fh:
+            fh.write("\n".join(rows) + "\n")
+    return sorted(by_lang)
+
+
+def bucc_layout(extracted: Path, out_dir: Path) -> None:
+    """Copy ``bucc2018/{pair}/{pair}.{split}.*`` files flat into ``out_dir`` (the loaders' layout)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for f in extracted.rglob("*"):
+        if f.is_file() and f.parent.name.count("-") == 1:
+            shutil.copyfile(f, out_dir / f.name)
+
+
+def decompress_bz2(path: Path) -> bytes:
+    return bz2.decompress(path.read_bytes())
+
+
+def multinli() -> Resource:
+    return Resource("multinli/multinli_1.0.zip", "https://cims.nyu.edu/~sbowman/multinli/multinli_1.0.zip",
+                    revision="multinli_1.0")
+
+
+def multinli_train_to_tsv(txt: str, out: Path) -> int:
+    """``multinli_1.0_train.txt`` (header with gold_label, sentence1, sentence2) -> XNLI-format TSV;
+    pairs without a gold label ('-') are skipped, as in the XNLI baselines."""
+    lines = txt.splitlines()
+    header = lines[0].split("\t")
+    gi, s1, s2 = header.index("gold_label"), header.index("sentence1"), header.index("sentence2")
+    rows = []
+    for line in lines[1:]:
+        cols = line.split("\t")
+        if len(cols) > max(gi, s1, s2) and cols[gi] in ("entailment", "neutral", "contradiction"):
+            rows.append(f"{' '.join(cols[s1].split())}\t{' '.join(cols[s2].split())}\t{cols[gi]}")
+    with atomic_write(out) as fh:
+        fh.write("\n".join(rows) + "\n")
+    return len(rows)
+
+
+def iter_opus_pairs(zip_path: Path, corpus: str, xx: str):
+    """Stream (xx, en) pairs from an OPUS moses zip without loading it whole."""
+    a, b = sorted((xx, "en"))
+    with zipfile.ZipFile(zip_path) as z:
+        names = {Path(n).name: n for n in z.namelist()}
+        fa = io.TextIOWrapper(z.open(names[f"{corpus}.{a}-{b}.{a}"]), encoding="utf-8")
+        fb = io.TextIOWrapper(z.open(names[f"{corpus}.{a}-{b}.{b}"]), encoding="utf-8")
+        for la, lb in zip(fa, fb, strict=True):
+            la, lb = la.rstrip("\n"), lb.rstrip("\n")
+            yield (la, lb) if a == xx else (lb, la)

@@ -1,0 +1,172 @@
+"""Download code against a local HTTP server serving small files in the real formats."""
+import functools
+import hashlib
+import http.server
+import io
+import tarfile
+import threading
+import urllib.parse
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from common.data import download as dl
+from common.data import loaders
+
+
+@pytest.fixture
+def server(tmp_path):
+    root = tmp_path / "www"
+    root.mkdir()
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *a, **k: None
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield root, f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+def serve(root: Path, url: str, data: bytes) -> str:
+    parts = urllib.parse.urlsplit(url)
+    path = root / parts.netloc / parts.path.lstrip("/")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return hashlib.sha256(data).hexdigest()
+
+
+def _zip(members: dict[str, str]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for name, text in members.items():
+            z.writestr(name, text)
+    return buf.getvalue()
+
+
+def _tar_bz2(members: dict[str, str]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:bz2") as t:
+        for name, text in members.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def test_pinned_sha256_and_mismatch(server, tmp_path):
+    root, base = server
+    src, eng = "Hallo Welt.\nGuten Tag.\n".encode(), "Hello world.\nGood day.\n".encode()
+    res = dl.tatoeba("deu", "0" * 64, "0" * 64)
+    sha_src, sha_eng = serve(root, res[0].url, src), serve(root, res[1].url, eng)
+    d = dl.Downloader(tmp_path / "dl", base_url=base)
+    for r, sha in zip(dl.tatoeba("deu", sha_src, sha_eng), (sha_src, sha_eng)):
+        assert dl.sha256_file(d.fetch(r)) == sha
+    xx, en = loaders.read_tatoeba(tmp_path / "dl" / "tatoeba", "deu")
+    assert xx == ["Hallo Welt.", "Guten Tag."] and en[0] == "Hello world."
+    with pytest.raises(dl.ChecksumError, match=r"tatoeba/tatoeba\.fra-eng\.fra: sha256 .* does not match"):
+        serve(root, dl.tatoeba("fra", "1" * 64, "1" * 64)[0].url, b"x\n")
+        d.fetch(dl.tatoeba("fra", "1" * 64, "1" * 64)[0])
+    assert not (tmp_path / "dl" / "tatoeba" / "tatoeba.fra-eng.fra").exists()  # nothing half-written
+
+
+def test_shipped_tatoeba_pins_match_shared_data(data_root):
+    import yaml
+
+    pins = yaml.safe_load((Path(dl.__file__).parent / "tatoeba_v1.sha256.yaml").read_text())
+    assert len(pins) == 36
+    assert dl.sha256_file(data_root / "tatoeba_v1" / "tatoeba.deu-eng.deu") == pins["deu"]["src"]
+
+
+def test_opus_moses_revision_lock(server, tmp_path):
+    root, base = server
+    res = dl.opus_moses("Europarl", "v8", "en", "de")
+    serve(root, res.url, _zip({"Europarl.de-en.de": "Hallo\nWelt\n", "Europarl.de-en.en": "Hello\nWorld\n",
+                               "LICENSE": "CC-BY"}))
+    d = dl.Downloader(tmp_path / "dl", base_url=base)
+    path = d.fetch(res)
+    assert dl.read_opus_moses(path, "Europarl", "en", "de") == [("Hello", "Hallo"), ("World", "Welt")]
+    assert dl.read_opus_moses(path, "Europarl", "de", "en")[0] == ("Hallo", "Hello")
+    assert "trust on first use" in (tmp_path / "dl" / "downloads.lock.json").read_text()
+    # the same versioned URL later serving other bytes is refused
+    path.unlink()
+    serve(root, res.url, b"changed")
+    with pytest.raises(dl.ChecksumError):
+        dl.Downloader(tmp_path / "dl", base_url=base).fetch(res)
+
+
+def test_bucc_archive_to_loader_layout(server, tmp_path):
+    root, base = server
+    files = {"bucc2018/de-en/de-en.training.de": "de-000001\tHallo Welt\nde-000002\tNein\n",
+             "bucc2018/de-en/de-en.training.en": "en-000001\tHello world\nen-000002\tMaybe\n",
+             "bucc2018/de-en/de-en.training.gold": "de-000001\ten-000001\n"}
+    res = dl.bucc2018("de-en", "training-gold")
+    serve(root, res.url, _tar_bz2(files))
+    d = dl.Downloader(tmp_path / "dl", base_url=base)
+    extracted = dl.extract(d.fetch(res), tmp_path / "x")
+    dl.bucc_layout(extracted, tmp_path / "bucc")
+    split = loaders.read_bucc(tmp_path / "bucc", "de-en", "training")
+    assert split.gold == {("de-000001", "en-000001")}
+
+
+def test_xnli_zip_to_per_language_files(server, tmp_path):
+    root, base = server
+    header = "language\tgold_label\tsentence1_binary_parse\tsentence2_binary_parse\tsentence1\tsentence2"
+    rows = ["de\tentailment\t-\t-\tEr kam.\tJemand kam.", "en\tcontradiction\t-\t-\tHe came.\tNobody came."]
+    serve(root, dl.xnli().url, _zip({"XNLI-1.0/xnli.test.tsv": "\n".join([header, *rows]) + "\n"}))
+    path = dl.Downloader(tmp_path / "dl", base_url=base).fetch(dl.xnli())
+    out = dl.extract(path, tmp_path / "x")
+    langs = dl.split_xnli_test((out / "XNLI-1.0" / "xnli.test.tsv").read_text(), tmp_path / "xnli")
+    assert langs == ["de", "en"]
+    de = loaders.read_xnli_tsv(tmp_path / "xnli" / "test-de.tsv")
+    assert de.premise == ["Er kam."] and de.label == [0]
+
+
+def test_unsafe_archive_rejected(tmp_path):
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(bad, "w") as z:
+        z.writestr("../evil.txt", "x")
+    with pytest.raises(ValueError, match="unsafe member"):
+        dl.extract(bad, tmp_path / "out")
+
+
+def test_unpinned_resource_is_refused():
+    with pytest.raises(ValueError, match="pinned"):
+        dl.Resource("x", "https://example.org/x")
+
+
+def test_paper_corpus_from_local_mirror(server, tmp_path, data_root):
+    import yaml
+
+    from common.data.corpus import prepare
+
+    root, base = server
+    pins = yaml.safe_load((Path(dl.__file__).parent / "tatoeba_v1.sha256.yaml").read_text())
+    for lang, sha in pins.items():  # the real Tatoeba files, checked against the pinned digests
+        for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
+            serve(root, res.url, (data_root / "tatoeba_v1" / Path(res.name).name).read_bytes())
+    tat_en = (data_root / "tatoeba_v1" / "tatoeba.deu-eng.eng").read_text().splitlines()
+    tat_de = (data_root / "tatoeba_v1" / "tatoeba.deu-eng.deu").read_text().splitlines()
+    de = [f"Satz {i}." for i in range(50)] + [tat_de[0]]  # the last pair leaks a Tatoeba sentence
+    en = [f"Sentence {i}." for i in range(50)] + ["anything"]
+    serve(root, dl.opus_moses("Europarl", "v8", "de", "en").url,
+          _zip({"Europarl.de-en.de": "\n".join(de) + "\n", "Europarl.de-en.en": "\n".join(en) + "\n"}))
+    for split, s in (("sample-gold", "sample"), ("training-gold", "training"), ("test", "test")):
+        members = {f"bucc2018/de-en/de-en.{s}.de": "de-000001\tHallo\n", f"bucc2018/de-en/de-en.{s}.en": "en-000001\tHello\n"}
+        if split != "test":
+            members[f"bucc2018/de-en/de-en.{s}.gold"] = "de-000001\ten-000001\n"
+        serve(root, dl.bucc2018("de-en", split).url, _tar_bz2(members))
+    header = "language\tgold_label\tsentence1\tsentence2"
+    serve(root, dl.xnli().url, _zip({"XNLI-1.0/xnli.test.tsv": f"{header}\nde\tneutral\tA b.\tC d.\nen\tneutral\tE.\tF.\n"}))
+    serve(root, dl.multinli().url, _zip({"multinli_1.0/multinli_1.0_train.txt":
+                                         "gold_label\tsentence1\tsentence2\nentailment\tX y.\tX.\n-\tZ.\tW.\n"}))
+    spec = {"opus_languages": ["de", "fr"], "opus_corpora": [["Europarl", "v8"]], "max_pairs_per_language": 20,
+            "bucc_pairs": ["de"], "seed": 1}
+    m = prepare("paper", tmp_path / "corpus", "", spec, base_url=base)
+    assert m["opus_skipped"] == ["Europarl/v8 fr-en"]  # not served: 404, skipped and listed
+    train = loaders.read_tsv_pairs(m["train"]["deu"])
+    assert len(train) + m["leakage"]["dropped"]["deu"] == 20  # capped sample, then the leakage rule
+    assert all(a != tat_de[0] for a, _ in train)
+    assert loaders.read_bucc(m["bucc_dir"], "de-en", "training").gold == {("de-000001", "en-000001")}
+    assert len(loaders.read_xnli_tsv(m["xnli_train"])) == 1 and m["nli_languages"] == ["de", "en"]
+    assert len(m["tatoeba_languages"]) == 36
