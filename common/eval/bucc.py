@@ -20,8 +20,8 @@ appendix B, Tables 2-3) do it:
    score of the best-F1 candidate and the next one. It is then applied unchanged to the
    other split (DAP: picked on training, reported on test; XTREME: picked on sample).
 
-Exact blocked k-NN search (``common.eval.similarity``) keeps 200k x 200k mining within
-memory on a CPU.
+Exact blocked k-NN search (``common.eval.similarity.knn_both``: both directions from one
+pass over the score matrix) keeps 200k x 200k mining within memory on a CPU.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import torch
 
 from common.data.loaders import BuccSplit
-from common.eval.similarity import knn, normalize
+from common.eval.similarity import knn_both, normalize
 
 SCORINGS = ("cosine", "ratio", "distance")
 
@@ -48,8 +48,7 @@ def mine(src_emb: torch.Tensor, trg_emb: torch.Tensor, k: int = 4, scoring: str 
     if scoring not in SCORINGS:
         raise ValueError(f"unknown scoring {scoring!r}; expected one of {SCORINGS}")
     x, y = normalize(src_emb), normalize(trg_emb)
-    fwd_cos, fwd_idx = knn(x, y, k)  # (Nx, k)
-    bwd_cos, bwd_idx = knn(y, x, k)  # (Ny, k)
+    fwd_cos, fwd_idx, bwd_cos, bwd_idx = knn_both(x, y, k)  # (Nx, k) x2, (Ny, k) x2
     x_mean, y_mean = fwd_cos.mean(1), bwd_cos.mean(1)  # (Nx,), (Ny,)
 
     def score(cos: torch.Tensor, xm: torch.Tensor, ym: torch.Tensor) -> torch.Tensor:

@@ -24,3 +24,28 @@ def knn(queries: torch.Tensor, keys: torch.Tensor, k: int, block: int = 1024) ->
         scores.append(s)
         idx.append(i)
     return torch.cat(scores), torch.cat(idx)
+
+
+@torch.no_grad()
+def knn_both(x: torch.Tensor, y: torch.Tensor, k: int, block: int = 1024):
+    """Top-k of x rows among y rows *and* of y rows among x rows from one pass over x @ y.T.
+
+    Each block of scores (block, Ny) gives the forward top-k of its rows and a column-wise
+    top-k that is merged into a running (k, Ny) backward top-k, so the Nx x Ny products are
+    computed once instead of twice. Returns (fwd scores (Nx, k), fwd idx, bwd scores (Ny, k), bwd idx).
+    """
+    kf, kb = min(k, y.shape[0]), min(k, x.shape[0])
+    fwd_s, fwd_i = [], []
+    bwd_s = torch.full((kb, y.shape[0]), float("-inf"))
+    bwd_i = torch.zeros((kb, y.shape[0]), dtype=torch.long)
+    for start in range(0, x.shape[0], block):
+        scores = x[start:start + block] @ y.T  # (b, Ny)
+        s, i = scores.topk(kf, dim=1)
+        fwd_s.append(s)
+        fwd_i.append(i)
+        cs, ci = scores.topk(min(kb, scores.shape[0]), dim=0)  # (<=k, Ny)
+        merged_s = torch.cat([bwd_s, cs])
+        merged_i = torch.cat([bwd_i, ci + start])
+        top = merged_s.topk(kb, dim=0)
+        bwd_s, bwd_i = top.values, merged_i.gather(0, top.indices)
+    return torch.cat(fwd_s), torch.cat(fwd_i), bwd_s.T.contiguous(), bwd_i.T.contiguous()

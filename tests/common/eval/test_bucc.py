@@ -70,3 +70,15 @@ def test_dedup_drops_texts_repeated_in_a_language():
 def test_prf():
     assert bucc.prf(2, 4, 8) == (50.0, 25.0, pytest.approx(100 / 3))
     assert bucc.prf(0, 0, 5) == (0.0, 0.0, 0.0)
+
+
+def test_one_pass_knn_equals_two_passes():
+    from common.eval.similarity import knn, knn_both
+
+    g = torch.Generator().manual_seed(3)
+    x, y = F.normalize(torch.randn(50, 8, generator=g), dim=-1), F.normalize(torch.randn(37, 8, generator=g), dim=-1)
+    fs, fi, bs, bi = knn_both(x, y, k=4, block=7)  # blocks smaller than k and uneven
+    rs, ri = knn(x, y, 4)
+    qs, qi = knn(y, x, 4)
+    assert torch.allclose(fs, rs) and torch.equal(fi, ri)
+    assert torch.allclose(bs, qs) and torch.equal(bi, qi)
