@@ -83,3 +83,23 @@ def test_unknown_variant():
         variants.resolve("dap_k-x", {"rtl_layers": 2, "rho": 1.0, "direction": "xx2en"})
     pts = variants.ablation_variants({"rho": [0.5, 1.0], "rtl_layers": [1, 2]}, {"rtl_layers": 2, "rho": 1.0, "direction": "xx2en"})
     assert pts == {"rho": [(0.5, "dap_rho-0.5"), (1.0, "dap")], "rtl_layers": [(1, "dap_k-1"), (2, "dap")]}
+
+
+def test_rtl_head_ignores_padded_positions(tok):
+    head = RTLHead(mlm(tok), num_layers=2).eval()
+    g = torch.Generator().manual_seed(0)
+    states = torch.randn(2, 5, 16, generator=g)
+    src_mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])
+    trg_ids = torch.full((2, 3), tok.mask_token_id)
+    trg_mask = torch.tensor([[1, 1, 0], [1, 1, 1]])
+    pos = torch.arange(1, 4).expand(2, 3)
+    with torch.no_grad():
+        a = head(states, src_mask, trg_ids, trg_mask, pos)
+        states[0, 3:] += 100.0  # padded source positions of sentence 0
+        b = head(states, src_mask, trg_ids, trg_mask, pos)
+    assert torch.allclose(a[0, :2], b[0, :2], atol=1e-5)  # real target positions of sentence 0 unchanged
+    assert torch.allclose(a[1], b[1], atol=1e-6)
+    states[0, 0] += 100.0  # the same change at a real source position does matter
+    with torch.no_grad():
+        c = head(states, src_mask, trg_ids, trg_mask, pos)
+    assert (a[0, :2] - c[0, :2]).abs().max() > 1e-3
