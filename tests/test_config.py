@@ -29,3 +29,12 @@ def test_paper_config_unknown_key(tmp_path, monkeypatch):
     monkeypatch.setattr(c, "ROOT", tmp_path)
     with pytest.raises(ConfigError, match=r"smoke\.yaml: at 'dap': Additional properties .*'rtl_wieght'"):
         c.load_paper_config("dap", "smoke")
+
+
+@pytest.mark.parametrize("scale", ["smoke", "mini"])
+def test_sequence_lengths_fit_from_scratch_encoders(scale):
+    cfg = load_paper_config("dap", scale)
+    for spec in cfg["encoders"].values():
+        longest = max(cfg["training"]["max_length"], cfg["eval"]["max_length"], cfg["eval"]["xnli"]["max_length"],
+                      2 * cfg["training"]["max_length"])  # TLM reads x (+) y
+        assert longest <= spec["max_position"]

@@ -63,6 +63,9 @@ def finetune_and_evaluate(model_path: str, tokenizer, train: NliExamples, tests:
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     model = AutoModelForSequenceClassification.from_pretrained(model_path, num_labels=3).to(device)
+    if args.max_length > model.config.max_position_embeddings:
+        raise ValueError(f"XNLI max_length {args.max_length} exceeds the model's {model.config.max_position_embeddings} "
+                         f"positions ({model_path}); lower eval.xnli.max_length in the config")
     steps_per_epoch = max(1, len(train) // args.batch_size)
     total = max(1, math.ceil(args.epochs * steps_per_epoch))
     opt = torch.optim.AdamW(model.parameters(), lr=args.learning_rate, weight_decay=args.weight_decay)
