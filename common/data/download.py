@@ -13,7 +13,6 @@ formats from a local HTTP server, and so can a site mirror.
 """
 from __future__ import annotations
 
-import bz2
 import hashlib
 import io
 import json
@@ -187,10 +186,6 @@ def bucc_layout(extracted: Path, out_dir: Path) -> None:
     for f in extracted.rglob("*"):
         if f.is_file() and f.parent.name.count("-") == 1:
             shutil.copyfile(f, out_dir / f.name)
-
-
-def decompress_bz2(path: Path) -> bytes:
-    return bz2.decompress(path.read_bytes())
 
 
 def multinli() -> Resource:

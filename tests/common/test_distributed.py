@@ -29,6 +29,7 @@ def _worker(rank, world, port, out_dir):
     loss.backward()
     # data-parallel engines average losses and gradients over ranks
     torch.save({"loss": loss.detach(), "gx": xl.grad / world, "gy": yl.grad / world}, f"{out_dir}/rank{rank}.pt")
+    dist.barrier()  # no rank tears gloo down while the other still talks to it
     dist.destroy_process_group()
 
 
