@@ -36,6 +36,16 @@ XNLI_LANGS = "ar bg de el en es fr hi ru sw th tr ur vi zh".split()
 BUCC_SPLITS = ("sample", "training", "test")
 
 
+def _bucc_sentences(root: Path, pairs: list[str], splits) -> list[str]:
+    """Every sentence of the given BUCC splits (for the leakage rule)."""
+    out: list[str] = []
+    for pair in pairs:
+        for split in splits:
+            b = loaders.read_bucc(root, pair, split)
+            out += list(b.src.values()) + list(b.trg.values())
+    return out
+
+
 def _write_train(out: Path, pairs_by_lang: dict[str, list[tuple[str, str]]]) -> dict[str, str]:
     paths = {}
     for lang, pairs in sorted(pairs_by_lang.items()):
@@ -50,12 +60,9 @@ def _write_train(out: Path, pairs_by_lang: dict[str, list[tuple[str, str]]]) -> 
 def prepare_synthetic(out: Path, spec: dict) -> dict:
     syn = write_synthetic_corpus(out, SyntheticSpec(**spec))
     langs = syn["languages"]
-    evals = LeakageFilter()
+    evals = LeakageFilter(_bucc_sentences(out / "bucc", [f"{l}-en" for l in langs], BUCC_SPLITS))
     for lang in langs:
         evals.add(s for pair in zip(*loaders.read_tatoeba(out / "tatoeba", lang)) for s in pair)
-        for split in BUCC_SPLITS:
-            b = loaders.read_bucc(out / "bucc", f"{lang}-en", split)
-            evals.add(list(b.src.values()) + list(b.trg.values()))
     for p in (out / "nli").glob("dev-*.tsv"):
         nli = loaders.read_xnli_tsv(p)
         evals.add(nli.premise + nli.hypothesis)
@@ -167,12 +174,7 @@ def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
              for xx in spec["bucc_pairs"]}
     bucc_pairs = build_bucc_benchmark(out / "bucc", pools, spec["bucc_gold_fraction"], spec["seed"])
     evals_by_source = evaluation_sentences(data_root)
-    bucc_sents = []
-    for pair in bucc_pairs:
-        for split in BUCC_SPLITS:
-            b = loaders.read_bucc(out / "bucc", pair, split)
-            bucc_sents += list(b.src.values()) + list(b.trg.values())
-    evals_by_source["bucc_mini"] = bucc_sents
+    evals_by_source["bucc_mini"] = _bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS)
     evals = LeakageFilter(s for sents in evals_by_source.values() for s in sents)
 
     raw: dict[str, list[tuple[str, str]]] = {}
@@ -231,7 +233,7 @@ def prepare_paper(out: Path, spec: dict, base_url: str | None = None) -> dict:
                     raise
                 skipped.append(f"{corpus}/{version} {xx}-en")
                 continue
-            for pair in dl.iter_opus_pairs(path, corpus, xx):
+            for pair in dl.iter_opus_pairs(path, corpus, xx, "en"):
                 seen += 1
                 if len(reservoir) < cap:
                     reservoir.append(pair)
@@ -252,10 +254,7 @@ def prepare_paper(out: Path, spec: dict, base_url: str | None = None) -> dict:
                              out / "xnli" / "train-en.tsv")
     tat = d.dest / "tatoeba"
     evals = LeakageFilter(s for lang in pins for pair in zip(*loaders.read_tatoeba(tat, lang)) for s in pair)
-    for pair in spec["bucc_pairs"]:
-        for split in ("sample", "training"):
-            b = loaders.read_bucc(out / "bucc", f"{pair}-en", split)
-            evals.add(list(b.src.values()) + list(b.trg.values()))
+    evals.add(_bucc_sentences(out / "bucc", [f"{p}-en" for p in spec["bucc_pairs"]], ("sample", "training")))
     for lang in nli_langs:
         ex = loaders.read_xnli_tsv(out / "xnli" / f"test-{lang}.tsv")
         evals.add(ex.premise + ex.hypothesis)

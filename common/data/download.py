@@ -131,18 +131,7 @@ def opus_moses(corpus: str, version: str, l1: str, l2: str) -> Resource:
 
 def read_opus_moses(zip_path: Path, corpus: str, l1: str, l2: str) -> list[tuple[str, str]]:
     """(l1, l2) pairs from an OPUS moses zip (members ``{Corpus}.{a}-{b}.{a}`` and ``.{b}``)."""
-    a, b = sorted((l1, l2))
-    with zipfile.ZipFile(zip_path) as z:
-        names = {Path(n).name: n for n in z.namelist()}
-        try:
-            la = io.TextIOWrapper(z.open(names[f"{corpus}.{a}-{b}.{a}"]), encoding="utf-8").read().splitlines()
-            lb = io.TextIOWrapper(z.open(names[f"{corpus}.{a}-{b}.{b}"]), encoding="utf-8").read().splitlines()
-        except KeyError as exc:
-            raise ValueError(f"{zip_path}: missing member {exc}") from None
-    if len(la) != len(lb):
-        raise ValueError(f"{zip_path}: misaligned members ({len(la)} vs {len(lb)} lines)")
-    pairs = list(zip(la, lb))
-    return pairs if (l1, l2) == (a, b) else [(y, x) for x, y in pairs]
+    return list(iter_opus_pairs(zip_path, corpus, l1, l2))
 
 
 def tatoeba(lang: str, sha_src: str, sha_eng: str) -> list[Resource]:
@@ -209,13 +198,20 @@ def multinli_train_to_tsv(txt: str, out: Path) -> int:
     return len(rows)
 
 
-def iter_opus_pairs(zip_path: Path, corpus: str, xx: str):
-    """Stream (xx, en) pairs from an OPUS moses zip without loading it whole."""
-    a, b = sorted((xx, "en"))
+def iter_opus_pairs(zip_path: Path, corpus: str, l1: str, l2: str = "en"):
+    """Stream (l1, l2) pairs from an OPUS moses zip (languages in the file names are in
+    alphabetical order) without loading it whole."""
+    a, b = sorted((l1, l2))
     with zipfile.ZipFile(zip_path) as z:
         names = {Path(n).name: n for n in z.namelist()}
-        fa = io.TextIOWrapper(z.open(names[f"{corpus}.{a}-{b}.{a}"]), encoding="utf-8")
-        fb = io.TextIOWrapper(z.open(names[f"{corpus}.{a}-{b}.{b}"]), encoding="utf-8")
-        for la, lb in zip(fa, fb, strict=True):
-            la, lb = la.rstrip("\n"), lb.rstrip("\n")
-            yield (la, lb) if a == xx else (lb, la)
+        try:
+            fa = io.TextIOWrapper(z.open(names[f"{corpus}.{a}-{b}.{a}"]), encoding="utf-8")
+            fb = io.TextIOWrapper(z.open(names[f"{corpus}.{a}-{b}.{b}"]), encoding="utf-8")
+        except KeyError as exc:
+            raise ValueError(f"{zip_path}: missing member {exc}") from None
+        try:
+            for la, lb in zip(fa, fb, strict=True):
+                la, lb = la.rstrip("\n"), lb.rstrip("\n")
+                yield (la, lb) if a == l1 else (lb, la)
+        except ValueError:
+            raise ValueError(f"{zip_path}: misaligned members (different line counts)") from None
