@@ -1,6 +1,7 @@
 # Reproducibility workflows for four cross-lingual sentence-embedding papers.
 #   snakemake papers/dap/all --cores 2                      # smoke scale (default)
 #   snakemake papers/dap/all --cores 2 --config scale=mini  # real data from data_root
+#   snakemake papers/moco/all --cores 2                     # MoCo-BERT, likewise
 # Each paper is a module; its rules are prefixed with the paper name (dap_train, dap_all, ...).
 import os
 import sys
@@ -20,3 +21,11 @@ module dap:
 
 
 use rule * from dap as dap_*
+
+
+module moco:
+    snakefile: "papers/moco/workflow/Snakefile"
+    config: config
+
+
+use rule * from moco as moco_*

@@ -19,8 +19,13 @@ def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.Compl
     return proc
 
 
-def job_counts(text: str) -> dict[str, int]:
-    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(dap_\w+)\s+(\d+)$", text, flags=re.M)}
+def job_counts(text: str, paper: str = "dap") -> dict[str, int]:
+    return {m.group(1): int(m.group(2)) for m in re.finditer(rf"^({paper}_\w+)\s+(\d+)$", text, flags=re.M)}
+
+
+def job_blocks(text: str, rule: str) -> list[str]:
+    """The dry-run paragraphs of one rule's jobs (each starts with a '[timestamp]' line)."""
+    return [b for b in re.split(r"\n(?=\[\w{3} \w{3} )", text) if f"rule {rule}:" in b]
 
 
 def test_unknown_config_key_is_an_error(tmp_path):
@@ -35,8 +40,8 @@ def test_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     assert counts["dap_train"] == 2 * 3 * 3 + 8
     assert counts["dap_evaluate"] == 3 * counts["dap_train"]
     assert counts["dap_tokenizer"] == 2 and counts["dap_all"] == 1
-    train_blocks = [b for b in proc.stdout.split("\n\n") if "rule dap_train:" in b]
-    assert train_blocks and all("gpu=8" in b for b in train_blocks)
+    train_blocks = job_blocks(proc.stdout, "dap_train")
+    assert len(train_blocks) == counts["dap_train"] and all("gpu=8" in b for b in train_blocks)
     assert "torchrun --standalone --nproc_per_node 8" in snakemake(
         tmp_path, "papers/dap/all", "-n", "-p", "--config", "scale=paper").stdout
 
@@ -64,4 +69,42 @@ def test_smoke_workflow_end_to_end(tmp_path):
     assert t5[1].startswith("xx→en,") and ",91.0," in t5[1]
     # nothing changed: a second run has nothing to do
     again = snakemake(tmp_path, "papers/dap/all", "--cores", "2", "-n", *cfg)
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+def test_moco_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
+    proc = snakemake(tmp_path, "papers/moco/all", "-n", "--config", "scale=paper")
+    counts = job_counts(proc.stdout, "moco")
+    # init, MoCo-BERT, in-batch, +NLI; Figure 2: 3 queue sizes besides the main one, batch 256;
+    # Table 4: 3 temperatures besides 0.04; Table 5: shared; Table 6: max, CLS; and the q204800 default
+    assert counts["moco_train"] == 14
+    assert counts["moco_evaluate"] == 3 * 14 + 2  # Tatoeba, BUCC, STS each; t-SNE and neighbours for the main run
+    assert counts["moco_tokenizer"] == 2 and counts["moco_corpus"] == 1 and counts["moco_all"] == 1
+    train_blocks = job_blocks(proc.stdout, "moco_train")
+    assert len(train_blocks) == 14 and all("gpu=4" in b for b in train_blocks)
+    assert all("gpu=1" in b for b in job_blocks(proc.stdout, "moco_evaluate"))
+    printed = snakemake(tmp_path, "papers/moco/all", "-n", "-p", "--config", "scale=paper").stdout
+    assert "torchrun --standalone --nproc_per_node 4 -m papers.moco.train --scale paper --run moco " in printed
+    assert "--pretrained hfl/chinese-roberta-wwm-ext" in printed and "--pretrained bert-base-uncased" in printed
+
+
+@pytest.mark.skipif(not (DATA_ROOT / "INDEX.md").exists(), reason="shared data not found")
+def test_moco_smoke_workflow_end_to_end(tmp_path):
+    cfg = ["--config", f"data_root={DATA_ROOT}"]
+    snakemake(tmp_path, "papers/moco/all", "--cores", "2", *cfg)
+    rows = [l.split("\t") for l in (tmp_path / "papers" / "moco" / "all").read_text().splitlines() if not l.startswith("#")]
+    paths = {r[0]: (r[1], r[2]) for r in rows}
+    fig = "figures/moco/smoke"
+    tables = ("table1_tatoeba", "table2_bucc", "table3_sts_wmean", "table8_sts_all", "figure2_queue", "table4_temperature",
+              "table5_momentum", "table6_pooling", "figure3_tsne", "table10_neighbors", "claims")
+    expected = [f"{fig}/{t}.{e}" for t in tables for e in ("csv", "md", "tex")]
+    expected += [f"{fig}/{f}.{e}" for f in ("figure2_queue", "figure3_tsne") for e in ("png", "pdf")]
+    for e in expected:
+        assert e in paths and paths[e][0] == sha256_file(tmp_path / e) and paths[e][1] == "report", e
+    assert any(p.endswith("model/xx/model.safetensors") for p in paths)
+    t1 = (tmp_path / fig / "table1_tatoeba.md").read_text()
+    assert "| ours: MoCo-BERT | qaa→en |" in t1 and "| 97.4 |" in t1 and "scale 'smoke'" in t1
+    t5 = (tmp_path / fig / "table5_momentum.csv").read_text().splitlines()
+    assert t5[0].startswith("keys from,") and t5[2].startswith("w/o momentum (shared),") and t5[2].endswith(",-0.01,0.00")
+    again = snakemake(tmp_path, "papers/moco/all", "--cores", "2", "-n", *cfg)
     assert "Nothing to be done" in again.stdout + again.stderr

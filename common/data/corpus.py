@@ -7,8 +7,9 @@
 * ``manifest.json`` — languages, the evaluation folders to read, and the leakage counts.
 
 Smoke (``synthetic``): everything comes from :mod:`common.data.synthetic`.
-Mini (``mini``): training pairs from multi30k (en-de/fr/cs), ``cmn.txt`` (en-zh) and the
-stsb-multi-mt *train* sentences (each row gives two en-xx pairs), all from ``data_root``;
+Mini (``mini``): training pairs from multi30k (en-de/fr/cs), ``cmn.txt`` (en-zh), the
+stsb-multi-mt *train* sentences (each row gives two en-xx pairs) and, for en-zh, the WMT
+zh-en/en-zh test sets (reference A), all from ``data_root``;
 evaluation reads Tatoeba v1, XNLI dev and STS files in place (never copied). Since no BUCC
 data is available, :func:`build_bucc_benchmark` hides real parallel sentences that no
 training set contains (stsb-multi-mt dev and XNLI dev, both human or DeepL translations
@@ -75,7 +76,7 @@ def prepare_synthetic(out: Path, spec: dict) -> dict:
         "tatoeba_dir": str(out / "tatoeba"), "tatoeba_languages": langs,
         "bucc_dir": str(out / "bucc"), "bucc_pairs": [f"{l}-en" for l in langs],
         "nli_dir": str(out / "nli"), "nli_languages": ["en"] + langs,
-        "sts_dir": str(out / "sts"),
+        "sts_dir": str(out / "sts"), "sts_kind": "synthetic", "nli_train": str(out / "nli" / "dev-en.tsv"),
         "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "eval_sentences": len(evals)},
     }
 
@@ -167,11 +168,27 @@ def evaluation_sentences(data_root: Path) -> dict[str, list[str]]:
     return out
 
 
+def _wmt_pairs(root: Path, name: str) -> list[tuple[str, str]]:
+    """(zh, en) pairs of one WMT test set, e.g. ``newstest2021.zh-en`` (source + reference A)."""
+    testset, pair = name.split(".")
+    src, trg = pair.split("-")
+    rows = loaders.read_parallel(root / testset / f"{name}.src.{src}", root / testset / f"{name}.ref.A.{trg}")
+    return [(a, b) if trg == "en" else (b, a) for a, b in rows]
+
+
+BUCC_SOURCES = {
+    "stsb_dev": lambda root, xx: _stsb_mt_pairs(root / "sts" / "stsb_multi_mt", xx, "dev"),
+    # STSb test is an evaluation set too: hiding its translations in a mining set exposes nothing to training.
+    "stsb_test": lambda root, xx: _stsb_mt_pairs(root / "sts" / "stsb_multi_mt", xx, "test"),
+    "xnli_dev": lambda root, xx: _xnli_pairs(root / "xnli_dev", xx),
+}
+
+
 def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
     data_root = Path(data_root)
     # BUCC-style benchmark from held-out real translations.
-    pools = {xx: _stsb_mt_pairs(data_root / "sts" / "stsb_multi_mt", xx, "dev") + _xnli_pairs(data_root / "xnli_dev", xx)
-             for xx in spec["bucc_pairs"]}
+    sources = spec.get("bucc_sources", ["stsb_dev", "xnli_dev"])
+    pools = {xx: [pair for src in sources for pair in BUCC_SOURCES[src](data_root, xx)] for xx in spec["bucc_pairs"]}
     bucc_pairs = build_bucc_benchmark(out / "bucc", pools, spec["bucc_gold_fraction"], spec["seed"])
     evals_by_source = evaluation_sentences(data_root)
     evals_by_source["bucc_mini"] = _bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS)
@@ -186,6 +203,8 @@ def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
         raw.setdefault("cmn", []).extend((zh, en) for en, zh in rows)
     for xx in spec["stsb_multi_mt"]:
         raw.setdefault(ISO3[xx], []).extend(_stsb_mt_pairs(data_root / "sts" / "stsb_multi_mt", xx, "train"))
+    for name in spec.get("wmt", []):
+        raw.setdefault("cmn", []).extend(_wmt_pairs(data_root / "wmt", name))
     train, dropped, before = {}, {}, {}
     for lang, pairs in raw.items():
         pairs = list(dict.fromkeys(pairs))  # exact duplicates once
@@ -198,13 +217,27 @@ def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
         "tatoeba_dir": str(tat), "tatoeba_languages": loaders.tatoeba_languages(tat),
         "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs,
         "nli_dir": str(data_root / "xnli_dev"), "nli_languages": XNLI_LANGS,
-        "sts_dir": str(data_root / "sts"),
+        "sts_dir": str(data_root / "sts"), "sts_kind": "senteval7",
+        # NLI multi-task data (MoCo-BERT appendix B): SNLI/MNLI are not in data_root; the
+        # English XNLI dev items are the only labelled NLI pairs there.
+        "nli_train": str(data_root / "xnli_dev" / "dev-en.tsv"),
         "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "pairs_before": before,
                     "eval_sentences": len(evals), "eval_sources": {k: len(v) for k, v in evals_by_source.items()}},
     }
 
 
 # --------------------------------------------------------------------------- paper
+def reservoir_sample(items, cap: int, rng: random.Random) -> list:
+    """A uniform random sample of at most ``cap`` items of a stream, in one pass (Algorithm R)."""
+    out: list = []
+    for seen, item in enumerate(items, start=1):
+        if len(out) < cap:
+            out.append(item)
+        elif (j := rng.randrange(seen)) < cap:
+            out[j] = item
+    return out
+
+
 def prepare_paper(out: Path, spec: dict, base_url: str | None = None) -> dict:
     """DAP section 4.1: OPUS bitext with English for the 36 XTREME languages (the corpora the
     paper names), at most ``max_pairs_per_language`` pairs per language drawn uniformly at random
@@ -223,8 +256,7 @@ def prepare_paper(out: Path, spec: dict, base_url: str | None = None) -> dict:
     cap = spec["max_pairs_per_language"]
     raw, skipped = {}, []
     for xx in spec["opus_languages"]:
-        reservoir: list[tuple[str, str]] = []
-        seen = 0
+        streams = []
         for corpus, version in spec["opus_corpora"]:
             try:
                 path = d.fetch(dl.opus_moses(corpus, version, xx, "en"))
@@ -233,13 +265,8 @@ def prepare_paper(out: Path, spec: dict, base_url: str | None = None) -> dict:
                     raise
                 skipped.append(f"{corpus}/{version} {xx}-en")
                 continue
-            for pair in dl.iter_opus_pairs(path, corpus, xx, "en"):
-                seen += 1
-                if len(reservoir) < cap:
-                    reservoir.append(pair)
-                elif (j := rng.randrange(seen)) < cap:
-                    reservoir[j] = pair
-        raw[to_iso3.get(xx, xx)] = reservoir
+            streams.append(dl.iter_opus_pairs(path, corpus, xx, "en"))
+        raw[to_iso3.get(xx, xx)] = reservoir_sample((p for st in streams for p in st), cap, rng)
     pins = yaml.safe_load((Path(dl.__file__).parent / "tatoeba_v1.sha256.yaml").read_text())
     for lang, sha in pins.items():
         for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
@@ -279,6 +306,10 @@ def prepare(kind: str, out: str | Path, data_root: str | Path, spec: dict, base_
         manifest = prepare_mini(out, Path(data_root), spec)
     elif kind == "paper":
         manifest = prepare_paper(out, spec, base_url)
+    elif kind == "paper_enzh":
+        from common.data.corpus_enzh import prepare_paper_enzh
+
+        manifest = prepare_paper_enzh(out, Path(data_root), spec, base_url)
     else:
         raise ValueError(f"unknown corpus kind {kind!r}")
     write_json(out / "leakage.json", manifest["leakage"])

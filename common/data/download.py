@@ -182,8 +182,13 @@ def multinli() -> Resource:
                     revision="multinli_1.0")
 
 
+def snli() -> Resource:
+    return Resource("snli/snli_1.0.zip", "https://nlp.stanford.edu/projects/snli/snli_1.0.zip", revision="snli_1.0")
+
+
 def multinli_train_to_tsv(txt: str, out: Path) -> int:
-    """``multinli_1.0_train.txt`` (header with gold_label, sentence1, sentence2) -> XNLI-format TSV;
+    """``multinli_1.0_train.txt`` or ``snli_1.0_train.txt`` (same layout: header with gold_label,
+    sentence1, sentence2) -> XNLI-format TSV;
     pairs without a gold label ('-') are skipped, as in the XNLI baselines."""
     lines = txt.splitlines()
     header = lines[0].split("\t")

@@ -86,11 +86,12 @@ def dedup(sentences: dict[str, str]) -> tuple[list[str], dict[str, list[str]]]:
     return list(ids), ids
 
 
-def candidates_for_split(split: BuccSplit, embed, k: int = 4, scoring: str = "ratio") -> list[Candidate]:
-    """Mine ``split`` with ``embed(list[str]) -> (N, D)``; returns ID-level candidates, best first."""
+def candidates_for_split(split: BuccSplit, embed, k: int = 4, scoring: str = "ratio", embed_trg=None) -> list[Candidate]:
+    """Mine ``split`` with ``embed(list[str]) -> (N, D)`` (``embed_trg`` for the target side when
+    the languages have separate encoders, as in MoCo-BERT); returns ID-level candidates, best first."""
     src_texts, src_ids = dedup(split.src)
     trg_texts, trg_ids = dedup(split.trg)
-    mined = mine(embed(src_texts), embed(trg_texts), k=k, scoring=scoring)
+    mined = mine(embed(src_texts), (embed_trg or embed)(trg_texts), k=k, scoring=scoring)
     out = []
     for s, t, sc in mined:
         si, ti = src_ids[src_texts[s]], trg_ids[trg_texts[t]]
@@ -128,11 +129,11 @@ def apply_threshold(cands: list[Candidate], gold: set[tuple[str, str]], threshol
     return {"precision": p, "recall": r, "f1": f, "threshold": threshold, "n_predicted": len(predicted)}
 
 
-def evaluate_pair(tune: BuccSplit, test: BuccSplit, embed, k: int = 4, scoring: str = "ratio") -> dict:
+def evaluate_pair(tune: BuccSplit, test: BuccSplit, embed, k: int = 4, scoring: str = "ratio", embed_trg=None) -> dict:
     """Pick the threshold on ``tune`` (its optimal F1 is reported too), apply it to ``test``."""
-    tune_c = candidates_for_split(tune, embed, k, scoring)
+    tune_c = candidates_for_split(tune, embed, k, scoring, embed_trg)
     best = optimize_threshold(tune_c, tune.gold)
-    test_c = candidates_for_split(test, embed, k, scoring)
+    test_c = candidates_for_split(test, embed, k, scoring, embed_trg)
     return {
         "tune": {**best, "n_gold": len(tune.gold), "n_candidates": len(tune_c)},
         "test": {**apply_threshold(test_c, test.gold, best["threshold"]), "n_gold": len(test.gold)},

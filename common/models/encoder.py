@@ -3,6 +3,10 @@
 ``build_mlm_model`` makes a masked-LM model either from a config (from scratch: smoke and
 mini scales) or with ``from_pretrained(name_or_path)`` (paper scale). Keeping the MLM head
 lets TLM and DAP's RTL head reuse it; the bare encoder is ``mlm.base_model``.
+``build_encoder`` makes the bare encoder only (no MLM head), for methods that never
+predict tokens (MoCo-BERT). A ``pretrained`` value ``package:<module>/<folder>`` names
+model files shipped inside an installed Python package (the offline MiniLM of the mini
+scale); anything else is a Hub name or a local path.
 
 ``SentenceEncoder.save`` writes a folder that ``AutoModel.from_pretrained`` loads and that
 sentence-transformers loads as ``SentenceTransformer(path)`` (modules.json + pooling config).
@@ -16,7 +20,9 @@ from pathlib import Path
 
 import torch
 from torch import nn
-from transformers import AutoModel, AutoModelForMaskedLM, BertConfig, BertForMaskedLM, PreTrainedModel
+import importlib.util
+
+from transformers import AutoModel, AutoModelForMaskedLM, BertConfig, BertForMaskedLM, BertModel, PreTrainedModel
 
 from common.models.pooling import pool
 
@@ -40,19 +46,49 @@ class EncoderSpec:
     initializer_range: float = 0.02
 
 
-def build_mlm_model(spec: EncoderSpec, vocab_size: int | None = None) -> PreTrainedModel:
-    if spec.pretrained:
-        log.info("loading pretrained encoder %s", spec.pretrained)
-        return AutoModelForMaskedLM.from_pretrained(spec.pretrained)
+def resolve_pretrained(name: str) -> str:
+    """``package:<module>/<folder>`` -> that folder of the installed package; else ``name``."""
+    if not name.startswith("package:"):
+        return name
+    module, _, folder = name[len("package:"):].partition("/")
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise FileNotFoundError(f"pretrained model {name!r}: Python package {module!r} is not installed")
+    path = Path(spec.origin).parent / folder
+    if not (path / "config.json").exists():
+        raise FileNotFoundError(f"pretrained model {name!r}: no config.json in {path}")
+    return str(path)
+
+
+def _bert_config(spec: EncoderSpec, vocab_size: int | None) -> BertConfig:
     if vocab_size is None:
         raise ValueError("a from-scratch encoder needs the tokenizer's vocab_size")
-    config = BertConfig(
+    return BertConfig(
         vocab_size=vocab_size, hidden_size=spec.hidden_size, num_hidden_layers=spec.num_layers,
         num_attention_heads=spec.num_heads, intermediate_size=spec.intermediate_size,
         max_position_embeddings=spec.max_position, hidden_dropout_prob=spec.dropout,
         attention_probs_dropout_prob=spec.dropout, type_vocab_size=2, initializer_range=spec.initializer_range,
     )
-    return BertForMaskedLM(config)
+
+
+def build_mlm_model(spec: EncoderSpec, vocab_size: int | None = None) -> PreTrainedModel:
+    if spec.pretrained:
+        log.info("loading pretrained encoder %s", spec.pretrained)
+        return AutoModelForMaskedLM.from_pretrained(resolve_pretrained(spec.pretrained))
+    return BertForMaskedLM(_bert_config(spec, vocab_size))
+
+
+def build_encoder(spec: EncoderSpec, vocab_size: int | None = None) -> PreTrainedModel:
+    """The bare transformer (no pooler, no MLM head), pretrained or from scratch."""
+    if spec.pretrained:
+        log.info("loading pretrained encoder %s", spec.pretrained)
+        model = AutoModel.from_pretrained(resolve_pretrained(spec.pretrained), add_pooling_layer=False)
+        for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
+            if hasattr(model.config, name) and getattr(model.config, name) != spec.dropout:
+                log.info("pretrained %s=%s kept (config dropout %s applies to from-scratch encoders only)",
+                         name, getattr(model.config, name), spec.dropout)
+        return model
+    return BertModel(_bert_config(spec, vocab_size), add_pooling_layer=False)
 
 
 def mlm_head(mlm: PreTrainedModel) -> nn.Module:

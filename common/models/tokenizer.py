@@ -59,15 +59,20 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--corpus", help="corpus manifest.json")
     p.add_argument("--vocab-size", type=int, default=8000)
     p.add_argument("--min-frequency", type=int, default=2)
-    p.add_argument("--pretrained", default=None)
+    p.add_argument("--pretrained", default=None, help="save this model's tokenizer instead of training one")
+    p.add_argument("--side", choices=("both", "xx", "en"), default="both",
+                   help="train on both sides of the pairs, the non-English side or the English side")
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if a.pretrained:
-        load_tokenizer(a.pretrained).save_pretrained(a.out)
+        from common.models.encoder import resolve_pretrained
+
+        load_tokenizer(resolve_pretrained(a.pretrained)).save_pretrained(a.out)
         return
     manifest = read_json(a.corpus)
-    sentences = [s for path in manifest["train"].values() for pair in read_tsv_pairs(path) for s in pair]
+    sides = {"both": (0, 1), "xx": (0,), "en": (1,)}[a.side]
+    sentences = [pair[i] for path in manifest["train"].values() for pair in read_tsv_pairs(path) for i in sides]
     train_wordpiece(sentences, a.vocab_size, a.out, a.min_frequency)
 
 

@@ -37,6 +37,9 @@ from common.training.sampler import StepSampler
 log = logging.getLogger(__name__)
 
 
+PRECISIONS = ("fp32", "bf16", "fp16", "amp_bf16", "amp_fp16")
+
+
 @dataclass
 class TrainingArguments:
     output_dir: str
@@ -51,16 +54,29 @@ class TrainingArguments:
     save_every: int = 0  # 0: only the final checkpoint
     keep_checkpoints: int = 2
     log_every: int = 10
-    precision: str = "fp32"  # fp32 | bf16 | fp16
+    # fp32 | bf16 | fp16 (weights in that dtype, DeepSpeed's mixed-precision optimizer) |
+    # amp_bf16 | amp_fp16 (fp32 weights, torch autocast in the forward pass: PyTorch AMP,
+    # needed where fp32 state must survive, e.g. MoCo's momentum encoders and queues)
+    precision: str = "fp32"
     zero_stage: int = 0
     grad_accum: int = 1
     dist_backend: str | None = None  # gloo on CPU, nccl on GPU when None
     stop_after: int | None = None  # testing hook: exit (as if killed) after this step
 
+    @classmethod
+    def from_config(cls, training: dict, *, output_dir: str, seed: int, **overrides) -> "TrainingArguments":
+        """From a paper config's ``training`` section (keys absent there take the defaults above;
+        keys that are not arguments, such as ``gpus`` or ``max_length``, are ignored);
+        ``overrides`` (None values skipped) win over the config."""
+        names = {f for f in cls.__dataclass_fields__ if f not in ("output_dir", "seed")}
+        kwargs = {k: v for k, v in training.items() if k in names}
+        kwargs.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(output_dir=output_dir, seed=seed, **kwargs)
+
     def __post_init__(self) -> None:
         if self.lr_schedule not in ("linear", "cosine", "constant"):
             raise ValueError(f"unknown lr_schedule {self.lr_schedule!r}")
-        if self.precision not in ("fp32", "bf16", "fp16"):
+        if self.precision not in PRECISIONS:
             raise ValueError(f"unknown precision {self.precision!r}")
 
 
@@ -104,6 +120,8 @@ def deepspeed_config(args: TrainingArguments, world_size: int) -> dict:
         "gradient_clipping": args.grad_clip,
         "bf16": {"enabled": args.precision == "bf16"},
         "fp16": {"enabled": args.precision == "fp16", "initial_scale_power": 16},
+        "torch_autocast": {"enabled": args.precision.startswith("amp_"),
+                           "dtype": "float16" if args.precision == "amp_fp16" else "bfloat16"},
         "zero_optimization": {"stage": args.zero_stage},
         "zero_allow_untested_optimizer": True,
         "steps_per_print": 10**9,

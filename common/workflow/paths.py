@@ -18,7 +18,8 @@ class Paths:
 
     @property
     def corpus(self) -> str:
-        return f"{self.results}/corpus"
+        """Per paper: each paper's config chooses its own training languages and sources."""
+        return f"{self.paper_results}/corpus"
 
     @property
     def paper_results(self) -> str:

@@ -3,7 +3,7 @@
 Dataclass command line in the style of HF ``run_glue.py``::
 
     python -m papers.dap.train --scale smoke --variant dap --init scratch --seed 1 \
-        --corpus results/smoke/corpus/manifest.json --tokenizer results/smoke/dap/tokenizer \
+        --corpus results/smoke/dap/corpus/manifest.json --tokenizer results/smoke/dap/tokenizer \
         --output_dir results/smoke/dap/models/scratch/dap/seed1
 
 Runs under a plain ``python`` (one process), ``deepspeed``/``torchrun``/``srun`` (several).
@@ -79,12 +79,8 @@ def main(argv: list[str] | None = None) -> None:
     model, method = build(cfg, run, tokenizer, num_languages=len(lang_ids))
     collate = DAPCollator(tokenizer, t["max_length"], method["objectives"], rho=method["rho"],
                           direction=method["direction"], tlm_mask_prob=cfg["dap"].get("tlm_mask_prob", 0.15))
-    args = TrainingArguments(
-        output_dir=run.output_dir, max_steps=run.max_steps or t["max_steps"], global_batch_size=t["global_batch_size"],
-        learning_rate=t["learning_rate"], warmup_steps=t.get("warmup_steps", 0), lr_schedule=t.get("lr_schedule", "linear"),
-        weight_decay=t.get("weight_decay", 0.0), grad_clip=t.get("grad_clip", 1.0), seed=run.seed,
-        save_every=t.get("save_every", 0), log_every=t.get("log_every", 10), precision=t.get("precision", "fp32"),
-        zero_stage=t.get("zero_stage", 0), stop_after=run.stop_after)
+    args = TrainingArguments.from_config(t, output_dir=run.output_dir, seed=run.seed, max_steps=run.max_steps,
+                                         stop_after=run.stop_after)
     resolved = {"paper": "dap", "run": vars(run), "method": method, "config": cfg, "languages": lang_ids,
                 "n_examples": len(examples)}
     trainer = Trainer(model, examples, collate, args, config_to_save=resolved)

@@ -170,3 +170,51 @@ def test_paper_corpus_from_local_mirror(server, tmp_path, data_root):
     assert loaders.read_bucc(m["bucc_dir"], "de-en", "training").gold == {("de-000001", "en-000001")}
     assert len(loaders.read_xnli_tsv(m["xnli_train"])) == 1 and m["nli_languages"] == ["de", "en"]
     assert len(m["tatoeba_languages"]) == 36
+
+
+def test_moco_paper_corpus_from_local_mirror(server, tmp_path, data_root):
+    """MoCo-BERT Table 7: OPUS corpora sampled to their sizes, a CWMT corpus read from the
+    manual folder, duplicates removed, the leakage rule against Tatoeba cmn / BUCC / STS."""
+    import yaml
+
+    from common.data.corpus import prepare
+
+    root, base = server
+    pins = yaml.safe_load((Path(dl.__file__).parent / "tatoeba_v1.sha256.yaml").read_text())
+    for res in dl.tatoeba("cmn", pins["cmn"]["src"], pins["cmn"]["eng"]):
+        serve(root, res.url, (data_root / "tatoeba_v1" / Path(res.name).name).read_bytes())
+    tat_zh = (data_root / "tatoeba_v1" / "tatoeba.cmn-eng.cmn").read_text().splitlines()
+    sts_en = loaders.read_stsb(data_root / "sts" / "stsbenchmark" / "sts-test.csv").sent1[0]
+    corpora = {"Tatoeba": ("v2023-04-12", [(f"句子{i}", f"Sentence {i}.") for i in range(10)] + [(tat_zh[0], "leaks")]),
+               "News-Commentary": ("v16", [("新闻", "News.")] * 3 + [("另一个", sts_en)]),
+               "UNPC": ("v1.0", [(f"联合国{i}", f"UN {i}.") for i in range(40)])}
+    for corpus, (version, pairs) in corpora.items():
+        serve(root, dl.opus_moses(corpus, version, "zh", "en").url,
+              _zip({f"{corpus}.en-zh.en": "".join(e + "\n" for _, e in pairs),
+                    f"{corpus}.en-zh.zh": "".join(z + "\n" for z, _ in pairs)}))
+    for split, s in (("sample-gold", "sample"), ("training-gold", "training"), ("test", "test")):
+        members = {f"bucc2018/zh-en/zh-en.{s}.zh": "zh-000001\t你好\n", f"bucc2018/zh-en/zh-en.{s}.en": "en-000001\tHello\n"}
+        if split != "test":
+            members[f"bucc2018/zh-en/zh-en.{s}.gold"] = "zh-000001\ten-000001\n"
+        serve(root, dl.bucc2018("zh-en", split).url, _tar_bz2(members))
+    header = "gold_label\tsentence1\tsentence2\n"
+    serve(root, dl.multinli().url, _zip({"multinli_1.0/multinli_1.0_train.txt": header + "entailment\tX y.\tX.\n-\tZ.\tW.\n"}))
+    serve(root, dl.snli().url, _zip({"snli_1.0/snli_1.0_train.txt": header + "neutral\tA man.\tA tall man.\n"}))
+    spec = {"corpora": [{"name": "Tatoeba", "kind": "opus", "corpus": "Tatoeba", "version": "v2023-04-12"},
+                        {"name": "NC", "kind": "opus", "corpus": "News-Commentary", "version": "v16"},
+                        {"name": "UN", "kind": "opus", "corpus": "UNPC", "version": "v1.0"},
+                        {"name": "CWMT-x", "kind": "manual", "note": "registration required"}],
+            "sample_sizes": {"Tatoeba": 100, "NC": 100, "UN": 25, "CWMT-x": 100}, "bucc_pairs": ["zh"], "seed": 1}
+    with pytest.raises(FileNotFoundError, match=r"CWMT-x: registration required; place .*manual/CWMT-x\.zh"):
+        prepare("paper_enzh", tmp_path / "corpus", data_root, spec, base_url=base)
+    (tmp_path / "corpus" / "manual").mkdir(parents=True)
+    (tmp_path / "corpus" / "manual" / "CWMT-x.zh").write_text("甲\n乙\n")
+    (tmp_path / "corpus" / "manual" / "CWMT-x.en").write_text("A.\nB.\n")
+    m = prepare("paper_enzh", tmp_path / "corpus", data_root, spec, base_url=base)
+    assert m["sampled"] == {"Tatoeba": 11, "NC": 4, "UN": 25, "CWMT-x": 2}
+    assert m["leakage"]["duplicates_removed"] == 2  # the repeated News Commentary pair
+    assert m["leakage"]["dropped_total"] == 2  # a Tatoeba cmn sentence and an STS-B test sentence
+    train = loaders.read_tsv_pairs(m["train"]["cmn"])
+    assert len(train) == 11 + 4 + 25 + 2 - 2 - 2 and all(z != tat_zh[0] for z, _ in train)
+    assert loaders.read_bucc(m["bucc_dir"], "zh-en", "training").gold == {("zh-000001", "en-000001")}
+    assert len(loaders.read_xnli_tsv(m["nli_train"])) == 2  # MNLI's labelled pair + SNLI's

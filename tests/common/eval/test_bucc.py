@@ -82,3 +82,17 @@ def test_one_pass_knn_equals_two_passes():
     qs, qi = knn(y, x, 4)
     assert torch.allclose(fs, rs) and torch.equal(fi, ri)
     assert torch.allclose(bs, qs) and torch.equal(bi, qi)
+
+
+def test_each_side_embedded_by_its_own_encoder():
+    """MoCo-BERT has one encoder per language: ``embed_trg`` embeds the target side."""
+    src = {f"zh-{i}": f"z{i}" for i in range(4)}
+    trg = {f"en-{i}": f"e{i}" for i in range(4)}
+    split = BuccSplit(src, trg, {("zh-0", "en-0"), ("zh-1", "en-1")})
+    basis = torch.eye(4)
+    embed_zh = lambda texts: basis[[int(t[1:]) for t in texts]]
+    embed_en = lambda texts: basis[[int(t[1:]) for t in texts]]
+    scrambled = lambda texts: basis[[(int(t[1:]) + 1) % 4 for t in texts]]  # the wrong encoder for English
+    good = {(c.src, c.trg) for c in bucc.candidates_for_split(split, embed_zh, k=2, scoring="distance", embed_trg=embed_en)}
+    bad = {(c.src, c.trg) for c in bucc.candidates_for_split(split, embed_zh, k=2, scoring="distance", embed_trg=scrambled)}
+    assert ("zh-0", "en-0") in good and ("zh-0", "en-0") not in bad

@@ -1,0 +1,75 @@
+"""Paper-scale English-Chinese corpus of MoCo-BERT (Wang et al. 2021, section 3.1, appendix A, Table 7).
+
+Training pairs: each corpus of Table 7 sampled to its "# of sampled" size (uniformly, one
+pass, seeded), then duplicates removed ("Duplicates are removed during preprocess") and
+the leakage rule applied ("All parallel sentences that appear in the evaluation datasets
+are excluded"). Tatoeba, News Commentary and the UN corpus come from OPUS releases (pinned
+by version); the CWMT corpora are distributed only after registration with CWMT, so they
+are read from ``<out>/manual/<name>.{zh,en}`` and a missing one is an error saying so.
+
+Evaluation data: Tatoeba v1 cmn-eng (pinned digests), BUCC 2018 zh-en, the English STS
+sets (read in place from ``data_root``; they are the public SentEval files), and for the
+NLI variant SNLI + MultiNLI train (appendix B).
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import yaml
+
+from common.data import download as dl
+from common.data import loaders
+from common.data.corpus import BUCC_SPLITS, _bucc_sentences, _unique_pairs, _write_train, reservoir_sample
+from common.data.leakage import LeakageFilter
+from common.data.sts_benchmark import english_sts
+from common.io import write_lines
+
+
+def _corpus_pairs(d: dl.Downloader, out: Path, c: dict):
+    if c["kind"] == "opus":
+        return dl.iter_opus_pairs(d.fetch(dl.opus_moses(c["corpus"], c["version"], "zh", "en")), c["corpus"], "zh", "en")
+    zh, en = out / "manual" / f"{c['name']}.zh", out / "manual" / f"{c['name']}.en"
+    if not (zh.exists() and en.exists()):
+        raise FileNotFoundError(f"{c['name']}: {c.get('note', 'not downloadable')}; place the line-aligned files at {zh} and {en}")
+    return iter(loaders.read_parallel(zh, en))
+
+
+def prepare_paper_enzh(out: Path, data_root: Path, spec: dict, base_url: str | None = None) -> dict:
+    d = dl.Downloader(out / "downloads", base_url=base_url)
+    rng = random.Random(spec["seed"])
+    sampled, raw = {}, []
+    for c in spec["corpora"]:
+        pairs = reservoir_sample(_corpus_pairs(d, out, c), spec["sample_sizes"][c["name"]], rng)
+        sampled[c["name"]] = len(pairs)
+        raw += pairs
+    unique = _unique_pairs(raw)
+    pins = yaml.safe_load((Path(dl.__file__).parent / "tatoeba_v1.sha256.yaml").read_text())
+    for res in dl.tatoeba("cmn", pins["cmn"]["src"], pins["cmn"]["eng"]):
+        d.fetch(res)
+    for pair in spec["bucc_pairs"]:
+        for split in ("sample-gold", "training-gold", "test"):
+            dl.bucc_layout(dl.extract(d.fetch(dl.bucc2018(f"{pair}-en", split)), out / "tmp_bucc"), out / "bucc")
+    nli_rows = []
+    for res, member in ((dl.multinli(), "multinli_1.0/multinli_1.0_train.txt"), (dl.snli(), "snli_1.0/snli_1.0_train.txt")):
+        folder = dl.extract(d.fetch(res), out / "tmp_nli")
+        tsv = out / "nli" / f"{Path(member).stem}.tsv"
+        dl.multinli_train_to_tsv((folder / member).read_text(encoding="utf-8"), tsv)
+        nli_rows += loaders.read_lines(tsv)
+    write_lines(out / "nli" / "train-en.tsv", (r for r in nli_rows if r))
+    tat = d.dest / "tatoeba"
+    bucc_pairs = [f"{p}-en" for p in spec["bucc_pairs"]]
+    evals = LeakageFilter(s for pair in zip(*loaders.read_tatoeba(tat, "cmn")) for s in pair)
+    evals.add(_bucc_sentences(out / "bucc", bucc_pairs, [s for s in BUCC_SPLITS if (out / "bucc" / f"{bucc_pairs[0]}.{s}.en").exists()]))
+    sts_dir = Path(data_root) / "sts"
+    datasets, _ = english_sts({"sts_dir": str(sts_dir)})
+    evals.add(s for subsets in datasets.values() for sub in subsets for s in sub.sent1 + sub.sent2)
+    train, dropped = evals.filter_pairs(unique)
+    return {
+        "kind": "paper_enzh", "train": _write_train(out, {"cmn": train}), "train_languages": ["cmn"],
+        "tatoeba_dir": str(tat), "tatoeba_languages": ["cmn"], "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs,
+        "sts_dir": str(sts_dir), "sts_kind": "senteval7", "nli_train": str(out / "nli" / "train-en.tsv"),
+        "sampled": sampled,
+        "leakage": {"dropped": {"cmn": dropped}, "dropped_total": dropped, "duplicates_removed": len(raw) - len(unique),
+                    "eval_sentences": len(evals)},
+    }

@@ -1,0 +1,20 @@
+"""The seven English STS datasets have SentEval's subsets and pair counts."""
+from common.data.sts_benchmark import SENTEVAL_7, english_sts
+
+
+def test_senteval_seven_datasets(data_root):
+    datasets, files = english_sts({"sts_dir": str(data_root / "sts")})
+    assert tuple(datasets) == SENTEVAL_7
+    sizes = {name: sum(len(s) for s in subsets) for name, subsets in datasets.items()}
+    # SentEval's counts: STS13 without the licence-restricted SMT subset
+    assert sizes == {"STS12": 3108, "STS13": 1500, "STS14": 3750, "STS15": 3000, "STS16": 1186,
+                     "STS-B": 1379, "SICK-R": 4927}
+    assert [s.name for s in datasets["STS13"]] == ["FNWN", "OnWN", "headlines"]
+    assert len(files) == 2 * (5 + 3 + 6 + 5 + 5) + 2
+
+
+def test_synthetic_stand_in(tmp_path):
+    (tmp_path / "STS.input.en-en.txt").write_text("a b\tc d\ne f\tg h\n")
+    (tmp_path / "STS.gs.en-en.txt").write_text("1.0\n4.0\n")
+    datasets, _ = english_sts({"sts_dir": str(tmp_path), "sts_kind": "synthetic"})
+    assert list(datasets) == ["synthetic en-en"] and datasets["synthetic en-en"][0].scores == [1.0, 4.0]
