@@ -50,13 +50,35 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def ensure_single_process_env() -> None:
-    """Give a process started without a launcher the env vars ``init_process_group`` reads.
+def first_slurm_host(nodelist: str) -> str:
+    """The first host of a Slurm node list (``node[03-05,9],gpu1`` -> ``node03``) without calling scontrol."""
+    head = nodelist.split(",")[0] if "[" not in nodelist.split(",")[0] else nodelist[: nodelist.index("]") + 1]
+    if "[" not in head:
+        return head
+    prefix, ranges = head[: head.index("[")], head[head.index("[") + 1: head.index("]")]
+    return prefix + ranges.split(",")[0].split("-")[0]
 
-    A free port is picked so that several single-process jobs (parallel Snakemake jobs)
-    never collide on MASTER_PORT.
+
+def ensure_process_group_env(env: dict | None = None) -> str:
+    """Set the variables ``init_process_group`` reads (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
+    MASTER_PORT) for whichever launcher started this process, and return its name:
+
+    * ``torchrun`` / ``deepspeed`` -- they set the variables themselves: nothing to do;
+    * ``srun`` -- one task per GPU (``srun --ntasks-per-node=G python -m ...``): rank, world size and
+      local rank from SLURM_PROCID / SLURM_NTASKS / SLURM_LOCALID, the master on the first node of
+      the job, its port derived from the job id (every task computes the same one);
+    * nothing -- one process; a free port is picked so that parallel single-process jobs (several
+      Snakemake jobs on one machine) never collide.
     """
-    if "WORLD_SIZE" in os.environ or "SLURM_NTASKS" in os.environ and "SLURM_PROCID" in os.environ:
-        return
-    os.environ.update({"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1",
-                       "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(free_port())})
+    env = os.environ if env is None else env
+    if "WORLD_SIZE" in env and "RANK" in env:
+        return "torchrun"
+    if "SLURM_PROCID" in env and int(env.get("SLURM_NTASKS", "1")) > 1:
+        env.update({"RANK": env["SLURM_PROCID"], "WORLD_SIZE": env["SLURM_NTASKS"],
+                    "LOCAL_RANK": env.get("SLURM_LOCALID", "0"),
+                    "MASTER_ADDR": env.get("MASTER_ADDR") or first_slurm_host(env["SLURM_JOB_NODELIST"]),
+                    "MASTER_PORT": env.get("MASTER_PORT") or str(20000 + int(env.get("SLURM_JOB_ID", "0")) % 20000)})
+        return "srun"
+    env.update({"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1",
+                "MASTER_PORT": str(free_port())})
+    return "single"

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from common.distributed import ensure_single_process_env
+from common.distributed import ensure_process_group_env
 from common.io import write_json
 from common.training.sampler import StepSampler
 
@@ -140,7 +140,7 @@ class Trainer:
     def _init_engine(self):
         import deepspeed
 
-        ensure_single_process_env()
+        log.info("launcher: %s", ensure_process_group_env())
         backend = self.args.dist_backend or ("nccl" if torch.cuda.is_available() else "gloo")
         deepspeed.init_distributed(dist_backend=backend)
         import torch.distributed as dist

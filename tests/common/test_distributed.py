@@ -46,3 +46,19 @@ def test_gathered_loss_equals_single_process(tmp_path):
     # without gathering, each rank would only see its own 4 negatives: the losses would differ
     local = TranslationRankingLoss(temperature=0.1, bidirectional=True)(x[:4], y[:4])
     assert float(local) != pytest.approx(float(r[0]["loss"]), rel=1e-3)
+
+
+def test_launcher_environment():
+    from common.distributed import ensure_process_group_env, first_slurm_host
+
+    assert first_slurm_host("node[03-05,9],gpu1") == "node03" and first_slurm_host("gpu1,gpu2") == "gpu1"
+    assert first_slurm_host("a[7]") == "a7"
+    torchrun = {"RANK": "1", "WORLD_SIZE": "2", "MASTER_PORT": "1234"}
+    assert ensure_process_group_env(torchrun) == "torchrun" and torchrun["MASTER_PORT"] == "1234"
+    srun = {"SLURM_PROCID": "5", "SLURM_NTASKS": "8", "SLURM_LOCALID": "1", "SLURM_JOB_NODELIST": "gpu[12-13]",
+            "SLURM_JOB_ID": "4242"}
+    assert ensure_process_group_env(srun) == "srun"
+    assert (srun["RANK"], srun["WORLD_SIZE"], srun["LOCAL_RANK"], srun["MASTER_ADDR"], srun["MASTER_PORT"]) == \
+        ("5", "8", "1", "gpu12", "24242")
+    one_task = {"SLURM_PROCID": "0", "SLURM_NTASKS": "1", "SLURM_JOB_NODELIST": "gpu1"}  # a plain Slurm job
+    assert ensure_process_group_env(one_task) == "single" and one_task["WORLD_SIZE"] == "1"
