@@ -198,8 +198,23 @@ class Trainer:
         return dict(zip(names, values.tolist()))
 
     # ------------------------------------------------------------------ loop
+    def _check_resumable(self) -> None:
+        """Refuse to resume checkpoints written with other training arguments (a changed config
+        would otherwise continue a stale run silently)."""
+        saved = self.out / "training_args.json"
+        if not (self.ckpt_dir / "latest").exists() or not saved.exists():
+            return
+        ignore = {"stop_after", "output_dir"}
+        old = {k: v for k, v in json.loads(saved.read_text())["training_arguments"].items() if k not in ignore}
+        new = {k: v for k, v in asdict(self.args).items() if k not in ignore}
+        changed = sorted(k for k in new if old.get(k) != new[k])
+        if changed:
+            raise RuntimeError(f"{self.ckpt_dir} holds a run with other training arguments ({', '.join(changed)}); "
+                               "delete that folder to start over, or restore the arguments to resume")
+
     def train(self) -> dict:
         self._init_engine()
+        self._check_resumable()
         if self.rank == 0:
             self.out.mkdir(parents=True, exist_ok=True)
             write_json(self.out / "training_args.json",

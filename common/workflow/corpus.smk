@@ -1,6 +1,9 @@
 # Shared corpus preparation (included by every paper module): training pairs after the
 # leakage rule, the mini-scale BUCC-style benchmark, and a manifest of evaluation sets.
 
+from common.workflow.launch import job_resources
+
+
 rule corpus:
     output:
         manifest=f"{P.corpus}/manifest.json",
@@ -10,6 +13,8 @@ rule corpus:
         data_root=config["data_root"],
         out=P.corpus,
         paper=PAPER,
+    resources:
+        **job_resources(CFG, "corpus"),
     log:
         P.log("corpus"),
     benchmark:

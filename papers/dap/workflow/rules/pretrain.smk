@@ -1,12 +1,8 @@
 # Tokenizer and DeepSpeed pre-training runs.
 
+from common.workflow.launch import job_resources, launcher, resources as launch_resources
+
 TRAIN = CFG["training"]
-
-
-def launcher(wildcards, threads):
-    """One process on CPU or one GPU; torchrun over the node's GPUs at paper scale."""
-    gpus = TRAIN.get("gpus", 0)
-    return f"torchrun --standalone --nproc_per_node {gpus}" if gpus > 1 else "python"
 
 
 rule tokenizer:
@@ -37,10 +33,11 @@ rule train:
     params:
         scale=SCALE,
         run_dir=lambda wc: P.run_dir(wc.init, wc.variant, wc.seed),
-        launcher=launcher,
+        launcher=launcher(TRAIN),
     threads: TRAIN.get("threads", 1)
     resources:
-        gpu=TRAIN.get("gpus", 0),
+        **launch_resources(TRAIN),
+        **job_resources(CFG, "train"),
     log:
         P.log("train/{init}/{variant}/seed{seed}"),
     benchmark:

@@ -10,7 +10,8 @@ rule evaluate:
         task="tatoeba|bucc|sts|tsne|neighbors",
     threads: TRAIN.get("threads", 1)
     resources:
-        gpu=lambda wc: min(1, TRAIN.get("gpus", 0)),
+        gpu=min(1, TRAIN.get("gpus", 0)),
+        **job_resources(CFG, "evaluate"),
     params:
         scale=SCALE,
     log:

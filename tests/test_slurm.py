@@ -1,0 +1,70 @@
+"""The smoke DAP workflow through ``--profile profiles/slurm`` on a real single-node Slurm
+(started by ``scripts/slurm_local.sh``) gives the same results as a local run.
+
+Marked ``slurm`` (not in the default suite; ``.ci/run`` runs it with ``-m slurm``). Skipped, with
+the reason, when Slurm cannot be started here (no root, no package manager)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DATA_ROOT, ROOT
+
+pytestmark = pytest.mark.slurm
+SCRIPT = ROOT / "scripts" / "slurm_local.sh"
+STATE = Path(os.environ.get("SLURM_LOCAL_STATE", "/tmp/slurm-local"))
+
+
+@pytest.fixture(scope="module")
+def slurm():
+    if os.geteuid() != 0:
+        pytest.skip("starting a local Slurm needs root (apt-get, slurmctld/slurmd); see README, 'Running on a Slurm cluster'")
+    if not shutil.which("apt-get") and not shutil.which("slurmctld"):
+        pytest.skip("no apt-get to install slurm-wlm and munge; see README, 'Running on a Slurm cluster'")
+    started = subprocess.run(["bash", str(SCRIPT), "start"], capture_output=True, text=True)
+    if started.returncode != 0:
+        subprocess.run(["bash", str(SCRIPT), "stop"], capture_output=True)
+        pytest.skip(f"could not start a local Slurm: {started.stderr.strip()[-500:]}")
+    yield
+    subprocess.run(["bash", str(SCRIPT), "stop"], check=True, capture_output=True)
+    # no state left behind: daemons gone, state folder and generated config removed
+    assert not STATE.exists() and not Path("/etc/slurm/slurm.conf").exists()
+    assert subprocess.run(["pgrep", "-x", "slurmctld"], capture_output=True).returncode != 0
+
+
+def snakemake(workdir: Path, *args: str) -> None:
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(workdir), "papers/dap/all",
+           "--config", f"data_root={DATA_ROOT}", *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+
+
+def scores(workdir: Path) -> dict[str, dict]:
+    return {str(p.relative_to(workdir)): json.loads(p.read_text())["scores"]
+            for p in sorted((workdir / "results").rglob("eval/**/*.json"))}
+
+
+def tables(workdir: Path) -> dict[str, str]:
+    # Table 6 holds measured latencies, which differ between any two runs
+    return {p.name: p.read_text() for p in sorted((workdir / "figures").rglob("*.csv")) if "table6" not in p.name}
+
+
+@pytest.mark.skipif(not (DATA_ROOT / "INDEX.md").exists(), reason="shared data not found")
+def test_smoke_dap_through_slurm_equals_local_run(slurm, tmp_path):
+    snakemake(tmp_path / "local", "--cores", "2")
+    # the profile as a user runs it; faster status polling only because the jobs here take seconds
+    snakemake(tmp_path / "slurm", "--profile", str(ROOT / "profiles" / "slurm"),
+              "--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "2")
+    logdir = tmp_path / "slurm" / ".snakemake" / "slurm_logs"  # one folder per rule, one log per Slurm job
+    assert {p.relative_to(logdir).parts[0] for p in logdir.rglob("*.log")} >= {"rule_dap_train", "rule_dap_evaluate",
+                                                                              "rule_dap_report"}
+    local, cluster = scores(tmp_path / "local"), scores(tmp_path / "slurm")
+    assert len(local) == 3 * 11 and local == cluster  # 11 smoke runs x Tatoeba, BUCC, XNLI
+    assert tables(tmp_path / "local") == tables(tmp_path / "slurm")
+    models = sorted((tmp_path / "local" / "results").rglob("model.safetensors"))
+    assert models and all(p.read_bytes() == (tmp_path / "slurm" / p.relative_to(tmp_path / "local")).read_bytes()
+                          for p in models)
