@@ -47,6 +47,7 @@ class RunArguments:
     output_dir: str = field(metadata={"help": "run folder"})
     max_steps: int | None = field(default=None, metadata={"help": "override the run's max_steps"})
     stop_after: int | None = field(default=None, metadata={"help": "stop (as if killed) after this step; for tests"})
+    local_rank: int = field(default=-1, metadata={"help": "set by the deepspeed launcher (the trainer reads LOCAL_RANK)"})
 
 
 def load_pairs(manifest: dict) -> list[tuple[str, str]]:

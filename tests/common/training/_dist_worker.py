@@ -12,8 +12,9 @@ from common.training.trainer import Trainer, TrainingArguments
 from papers.dap.data import DAPCollator
 from papers.dap.model import DAPModel
 
-out, max_steps, save_every = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-stop_after = int(sys.argv[4]) if len(sys.argv) > 4 else None
+argv = [a for a in sys.argv[1:] if not a.startswith("--local_rank")]  # added by the deepspeed launcher
+out, max_steps, save_every = argv[0], int(argv[1]), int(argv[2])
+stop_after = int(argv[3]) if len(argv) > 3 else None
 pairs = [(f"ku{i % 7} ma{i % 5} so{i % 3} li{i % 11}", f"the man{i % 5} sees dog{i % 7} {i % 3} at {i % 11}", 1)
          for i in range(96)]
 tok = train_wordpiece([s for a, b, _ in pairs for s in (a, b)], 120, f"{out}/tok", min_frequency=1)

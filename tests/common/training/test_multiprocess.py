@@ -16,12 +16,18 @@ pytestmark = pytest.mark.distributed
 WORKER = Path(__file__).with_name("_dist_worker.py")
 
 
-def run(out: Path, *args, nproc: int = 1, zero: int = 0) -> None:
+def run(out: Path, *args, nproc: int = 1, zero: int = 0, launcher: str = "torchrun") -> None:
     env = {**os.environ, "DS_ACCELERATOR": "cpu", "OMP_NUM_THREADS": "1", "ZERO_STAGE": str(zero)}
     for k in ("WORLD_SIZE", "RANK", "LOCAL_RANK"):
         env.pop(k, None)
-    launcher = ([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(nproc),
-                 "--master_port", str(free_port())] if nproc > 1 else [sys.executable])
+    if nproc == 1:
+        launcher = [sys.executable]
+    elif launcher == "deepspeed":
+        launcher = [sys.executable, "-m", "deepspeed.launcher.runner", "--num_gpus", str(nproc),
+                    "--master_port", str(free_port())]
+    else:
+        launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(nproc),
+                    "--master_port", str(free_port())]
     proc = subprocess.run([*launcher, str(WORKER), str(out), *map(str, args)], env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-3000:]
 
@@ -45,8 +51,9 @@ def straight(tmp_path_factory) -> Path:
     return out
 
 
-def test_two_processes_match_one(straight, tmp_path):
-    run(tmp_path, 8, 4, nproc=2)
+@pytest.mark.parametrize("launcher", ["torchrun", "deepspeed"])
+def test_two_processes_match_one(straight, tmp_path, launcher):
+    run(tmp_path, 8, 4, nproc=2, launcher=launcher)
     assert losses(tmp_path) == pytest.approx(losses(straight), rel=1e-4)
     assert same(final(tmp_path), final(straight))
 
