@@ -22,7 +22,7 @@ import random
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,15 @@ log = logging.getLogger(__name__)
 
 
 PRECISIONS = ("fp32", "bf16", "fp16", "amp_bf16", "amp_fp16")
+
+
+@dataclass(kw_only=True)
+class LaunchArguments:
+    """Command-line arguments every training script takes besides its own (HF ``run_glue.py`` style)."""
+
+    max_steps: int | None = field(default=None, metadata={"help": "override the config's max_steps"})
+    stop_after: int | None = field(default=None, metadata={"help": "stop (as if killed) after this step; for tests"})
+    local_rank: int = field(default=-1, metadata={"help": "set by the deepspeed launcher (the trainer reads LOCAL_RANK)"})
 
 
 @dataclass

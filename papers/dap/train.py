@@ -25,7 +25,7 @@ from common.data.loaders import read_tsv_pairs
 from common.io import read_json, write_json
 from common.models.encoder import EncoderSpec, build_mlm_model
 from common.models.tokenizer import load_tokenizer
-from common.training.trainer import Trainer, TrainingArguments
+from common.training.trainer import LaunchArguments, Trainer, TrainingArguments
 from papers.dap import variants
 from papers.dap.data import DAPCollator
 from papers.dap.model import DAPModel
@@ -34,7 +34,7 @@ log = logging.getLogger("papers.dap.train")
 
 
 @dataclass
-class RunArguments:
+class RunArguments(LaunchArguments):
     scale: str = field(metadata={"help": "smoke | mini | paper (selects papers/dap/config/<scale>.yaml)"})
     variant: str = field(metadata={"help": "tr | tr_tlm | dap | dap_dir-* | dap_rho-* | dap_k-*"})
     init: str = field(metadata={"help": "encoder initialisation, a key of the config's 'encoders'"})
@@ -42,9 +42,6 @@ class RunArguments:
     corpus: str = field(metadata={"help": "corpus manifest.json"})
     tokenizer: str = field(metadata={"help": "tokenizer folder"})
     output_dir: str = field(metadata={"help": "run folder"})
-    max_steps: int | None = field(default=None, metadata={"help": "override the config's max_steps"})
-    stop_after: int | None = field(default=None, metadata={"help": "stop (as if killed) after this step; for tests"})
-    local_rank: int = field(default=-1, metadata={"help": "set by the deepspeed launcher (the trainer reads LOCAL_RANK)"})
 
 
 def load_examples(manifest: dict) -> tuple[list[tuple[str, str, int]], dict[str, int]]:

@@ -27,7 +27,7 @@ from common.data.loaders import read_tsv_pairs, read_xnli_tsv
 from common.io import read_json, write_json
 from common.models.encoder import EncoderSpec, SentenceEncoder, build_encoder
 from common.models.tokenizer import load_tokenizer
-from common.training.trainer import Trainer, TrainingArguments
+from common.training.trainer import LaunchArguments, Trainer, TrainingArguments
 from papers.moco import variants
 from papers.moco.data import MocoCollator
 from papers.moco.model import DualMomentumContrast
@@ -37,7 +37,7 @@ log = logging.getLogger("papers.moco.train")
 
 
 @dataclass
-class RunArguments:
+class RunArguments(LaunchArguments):
     scale: str = field(metadata={"help": "smoke | mini | paper (selects papers/moco/config/<scale>.yaml)"})
     run: str = field(metadata={"help": "init | moco | inbatch | moco_nli | q<K>[_b<B>][_t<tau>][_shared][_pool-<mode>]"})
     seed: int = field(metadata={"help": "random seed"})
@@ -45,9 +45,6 @@ class RunArguments:
     tokenizer_xx: str = field(metadata={"help": "tokenizer folder of the non-English encoder"})
     tokenizer_en: str = field(metadata={"help": "tokenizer folder of the English encoder"})
     output_dir: str = field(metadata={"help": "run folder"})
-    max_steps: int | None = field(default=None, metadata={"help": "override the run's max_steps"})
-    stop_after: int | None = field(default=None, metadata={"help": "stop (as if killed) after this step; for tests"})
-    local_rank: int = field(default=-1, metadata={"help": "set by the deepspeed launcher (the trainer reads LOCAL_RANK)"})
 
 
 def load_pairs(manifest: dict) -> list[tuple[str, str]]:
