@@ -16,22 +16,36 @@ log = logging.getLogger(__name__)
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 
-def train_wordpiece(sentences: Iterable[str], vocab_size: int, out_dir: str | Path,
-                    min_frequency: int = 2) -> PreTrainedTokenizerBase:
-    """Train a lower-cased WordPiece vocabulary (BERT's normalizer splits CJK characters)."""
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+def _fresh_tokenizer(model: models.Model) -> Tokenizer:
+    tok = Tokenizer(model)
     tok.normalizer = normalizers.BertNormalizer(lowercase=True, strip_accents=False, handle_chinese_chars=True)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.decoder = decoders.WordPiece()
-    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, min_frequency=min_frequency,
-                                        special_tokens=SPECIAL_TOKENS, show_progress=False)
+    return tok
+
+
+def train_wordpiece(sentences: Iterable[str], vocab_size: int, out_dir: str | Path,
+                    min_frequency: int = 2) -> PreTrainedTokenizerBase:
+    """Train a lower-cased WordPiece vocabulary (BERT's normalizer splits CJK characters).
+
+    The result is deterministic. HF's trainer is not: it gives the continuation pieces
+    ("##a") ids in hash-map order as it meets them, and ids break ties between merges of
+    equal count, so two runs on the same data learned different vocabularies near the size
+    limit (measured: 1 run in 4 on the smoke corpus). Every character and its "##" form are
+    therefore given fixed ids up front (passed as leading tokens, sorted), and afterwards
+    ids are re-assigned canonically (special tokens, then sorted pieces).
+    """
+    sentences = list(sentences)
+    probe = _fresh_tokenizer(models.WordPiece(unk_token="[UNK]"))
+    chars = sorted({c for s in sentences for c in probe.normalizer.normalize_str(s) if not c.isspace()})
+    fixed = chars + [f"##{c}" for c in chars]
+    tok = _fresh_tokenizer(models.WordPiece(unk_token="[UNK]"))
+    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size + len(fixed), min_frequency=min_frequency,
+                                        special_tokens=SPECIAL_TOKENS + fixed, show_progress=False)
     tok.train_from_iterator(sentences, trainer=trainer)
-    # The trainer orders tokens of equal frequency in hash-map order, so two runs on the same
-    # data gave the same vocabulary under different ids (measured). Ids are re-assigned
-    # canonically (special tokens, then sorted pieces) so reruns are byte-identical.
     learned = tok.get_vocab()
     ordered = SPECIAL_TOKENS + sorted(t for t in learned if t not in SPECIAL_TOKENS)
-    tok.model = models.WordPiece(vocab={t: i for i, t in enumerate(ordered)}, unk_token="[UNK]")
+    tok = _fresh_tokenizer(models.WordPiece(vocab={t: i for i, t in enumerate(ordered)}, unk_token="[UNK]"))
     fast = BertTokenizerFast(tokenizer_object=tok, do_lower_case=True, tokenize_chinese_chars=True,
                              strip_accents=False, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]",
                              sep_token="[SEP]", mask_token="[MASK]")
