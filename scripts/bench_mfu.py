@@ -131,7 +131,6 @@ def main() -> None:
         out["variants"][label] = r
         print(f"{label}: {flops / 1e12:.2f} TFLOP/step, {t * 1e3:.1f} ms/step, {r['tokens_per_second']:.0f} tokens/s, "
               f"{r['model_flops_per_second'] / 1e12:.2f} TFLOP/s, MFU {100 * r['mfu']:.1f}%")
-        del model, opt
     d, t = out["variants"]["DAP"], out["variants"]["TR"]
     print(f"DAP/TR: FLOPs {d['model_flops_per_step'] / t['model_flops_per_step']:.2f}x, "
           f"step time {d['step_seconds'] / t['step_seconds']:.2f}x")

@@ -60,7 +60,7 @@ def prepare_paper_enzh(out: Path, data_root: Path, spec: dict, base_url: str | N
     tat = d.dest / "tatoeba"
     bucc_pairs = [f"{p}-en" for p in spec["bucc_pairs"]]
     evals = LeakageFilter(s for pair in zip(*loaders.read_tatoeba(tat, "cmn")) for s in pair)
-    evals.add(_bucc_sentences(out / "bucc", bucc_pairs, [s for s in BUCC_SPLITS if (out / "bucc" / f"{bucc_pairs[0]}.{s}.en").exists()]))
+    evals.add(_bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS))  # all three splits were downloaded above
     sts_dir = Path(data_root) / "sts"
     datasets, _ = english_sts({"sts_dir": str(sts_dir)})
     evals.add(s for subsets in datasets.values() for sub in subsets for s in sub.sent1 + sub.sent2)

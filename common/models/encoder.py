@@ -18,10 +18,10 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-import torch
-from torch import nn
 import importlib.util
 
+import torch
+from torch import nn
 from transformers import AutoModel, AutoModelForMaskedLM, BertConfig, BertForMaskedLM, BertModel, PreTrainedModel
 
 from common.models.pooling import pool
@@ -160,3 +160,15 @@ def encode_sentences(encoder: SentenceEncoder, tokenizer, sentences: list[str], 
         emb, _ = encoder(batch["input_ids"], batch["attention_mask"])
         out[idx] = emb.float().cpu()
     return out
+
+
+def load_embedder(model_dir: str | Path, batch_size: int, max_length: int):
+    """``embed(list[str]) -> (N, D)`` with the saved encoder in ``model_dir`` and its tokenizer."""
+    from common.models.tokenizer import load_tokenizer
+
+    encoder, tok = SentenceEncoder.load(model_dir), load_tokenizer(model_dir)
+
+    def embed(sentences: list[str]) -> torch.Tensor:
+        return encode_sentences(encoder, tok, sentences, batch_size=batch_size, max_length=max_length)
+
+    return embed

@@ -16,9 +16,13 @@ log = logging.getLogger(__name__)
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 
+def _normalizer() -> normalizers.Normalizer:
+    return normalizers.BertNormalizer(lowercase=True, strip_accents=False, handle_chinese_chars=True)
+
+
 def _fresh_tokenizer(model: models.Model) -> Tokenizer:
     tok = Tokenizer(model)
-    tok.normalizer = normalizers.BertNormalizer(lowercase=True, strip_accents=False, handle_chinese_chars=True)
+    tok.normalizer = _normalizer()
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tok.decoder = decoders.WordPiece()
     return tok
@@ -36,8 +40,8 @@ def train_wordpiece(sentences: Iterable[str], vocab_size: int, out_dir: str | Pa
     ids are re-assigned canonically (special tokens, then sorted pieces).
     """
     sentences = list(sentences)
-    probe = _fresh_tokenizer(models.WordPiece(unk_token="[UNK]"))
-    chars = sorted({c for s in sentences for c in probe.normalizer.normalize_str(s) if not c.isspace()})
+    norm = _normalizer()
+    chars = sorted({c for s in sentences for c in norm.normalize_str(s) if not c.isspace()})
     fixed = chars + [f"##{c}" for c in chars]
     tok = _fresh_tokenizer(models.WordPiece(unk_token="[UNK]"))
     trainer = trainers.WordPieceTrainer(vocab_size=vocab_size + len(fixed), min_frequency=min_frequency,

@@ -22,25 +22,15 @@ from common.data import loaders
 from common.eval import bucc, tatoeba, xnli
 from common.eval.results import write_result
 from common.io import read_json
-from common.models.encoder import SentenceEncoder, encode_sentences
+from common.models.encoder import load_embedder
 from common.models.tokenizer import load_tokenizer
 
 log = logging.getLogger("papers.dap.evaluate")
 TASKS = ("tatoeba", "bucc", "xnli")
 
 
-def _embedder(model_dir: str, batch_size: int, max_length: int):
-    """``embed(list[str]) -> (N, D)`` for the saved model."""
-    encoder, tok = SentenceEncoder.load(model_dir), load_tokenizer(model_dir)
-
-    def embed(sentences: list[str]) -> torch.Tensor:
-        return encode_sentences(encoder, tok, sentences, batch_size=batch_size, max_length=max_length)
-
-    return embed
-
-
 def run_tatoeba(model_dir, manifest, cfg) -> tuple[dict, list[str], list[Path]]:
-    embed = _embedder(model_dir, cfg["eval"]["batch_size"], cfg["eval"]["max_length"])
+    embed = load_embedder(model_dir, cfg["eval"]["batch_size"], cfg["eval"]["max_length"])
     per, files = {}, []
     for lang in manifest["tatoeba_languages"]:
         xx, en = loaders.read_tatoeba(manifest["tatoeba_dir"], lang)
@@ -55,7 +45,7 @@ def run_tatoeba(model_dir, manifest, cfg) -> tuple[dict, list[str], list[Path]]:
 
 def run_bucc(model_dir, manifest, cfg) -> tuple[dict, list[str], list[Path]]:
     b = cfg["eval"]["bucc"]
-    embed = _embedder(model_dir, cfg["eval"]["batch_size"], cfg["eval"]["max_length"])
+    embed = load_embedder(model_dir, cfg["eval"]["batch_size"], cfg["eval"]["max_length"])
     per, files = {}, []
     for pair in manifest["bucc_pairs"]:
         tune = loaders.read_bucc(manifest["bucc_dir"], pair, b["tune_split"])

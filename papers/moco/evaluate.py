@@ -34,22 +34,15 @@ from common.eval import bucc, sts, tatoeba
 from common.eval.results import write_result
 from common.eval.similarity import knn, normalize
 from common.io import read_json
-from common.models.encoder import SentenceEncoder, encode_sentences
-from common.models.tokenizer import load_tokenizer
+from common.models.encoder import load_embedder
 
 log = logging.getLogger("papers.moco.evaluate")
 TASKS = ("tatoeba", "bucc", "sts", "tsne", "neighbors")
 
 
-def embedder(model_dir: str | Path, cfg: dict):
+def embedder(model_dir: Path, cfg: dict):
     """``embed(list[str]) -> (N, D)`` with one saved encoder (``model/xx`` or ``model/en``)."""
-    encoder, tok = SentenceEncoder.load(model_dir), load_tokenizer(model_dir)
-    e = cfg["eval"]
-
-    def embed(sentences: list[str]) -> torch.Tensor:
-        return encode_sentences(encoder, tok, sentences, batch_size=e["batch_size"], max_length=e["max_length"])
-
-    return embed
+    return load_embedder(model_dir, cfg["eval"]["batch_size"], cfg["eval"]["max_length"])
 
 
 def run_tatoeba(model: Path, manifest: dict, cfg: dict) -> tuple[dict, list[str], list[Path]]:

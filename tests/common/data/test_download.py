@@ -54,6 +54,16 @@ def _tar_bz2(members: dict[str, str]) -> bytes:
     return buf.getvalue()
 
 
+def serve_bucc_one_pair(root: Path, xx: str, text: str) -> None:
+    """The three BUCC 2018 archives of ``xx-en``, one gold pair per split (the test split has no gold file)."""
+    for split, s in (("sample-gold", "sample"), ("training-gold", "training"), ("test", "test")):
+        members = {f"bucc2018/{xx}-en/{xx}-en.{s}.{xx}": f"{xx}-000001\t{text}\n",
+                   f"bucc2018/{xx}-en/{xx}-en.{s}.en": "en-000001\tHello\n"}
+        if split != "test":
+            members[f"bucc2018/{xx}-en/{xx}-en.{s}.gold"] = f"{xx}-000001\ten-000001\n"
+        serve(root, dl.bucc2018(f"{xx}-en", split).url, _tar_bz2(members))
+
+
 def test_pinned_sha256_and_mismatch(server, tmp_path):
     root, base = server
     src, eng = "Hallo Welt.\nGuten Tag.\n".encode(), "Hello world.\nGood day.\n".encode()
@@ -145,17 +155,12 @@ def test_paper_corpus_from_local_mirror(server, tmp_path, data_root):
     for lang, sha in pins.items():  # the real Tatoeba files, checked against the pinned digests
         for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
             serve(root, res.url, (data_root / "tatoeba_v1" / Path(res.name).name).read_bytes())
-    tat_en = (data_root / "tatoeba_v1" / "tatoeba.deu-eng.eng").read_text().splitlines()
     tat_de = (data_root / "tatoeba_v1" / "tatoeba.deu-eng.deu").read_text().splitlines()
     de = [f"Satz {i}." for i in range(50)] + [tat_de[0]]  # the last pair leaks a Tatoeba sentence
     en = [f"Sentence {i}." for i in range(50)] + ["anything"]
     serve(root, dl.opus_moses("Europarl", "v8", "de", "en").url,
           _zip({"Europarl.de-en.de": "\n".join(de) + "\n", "Europarl.de-en.en": "\n".join(en) + "\n"}))
-    for split, s in (("sample-gold", "sample"), ("training-gold", "training"), ("test", "test")):
-        members = {f"bucc2018/de-en/de-en.{s}.de": "de-000001\tHallo\n", f"bucc2018/de-en/de-en.{s}.en": "en-000001\tHello\n"}
-        if split != "test":
-            members[f"bucc2018/de-en/de-en.{s}.gold"] = "de-000001\ten-000001\n"
-        serve(root, dl.bucc2018("de-en", split).url, _tar_bz2(members))
+    serve_bucc_one_pair(root, "de", "Hallo")
     header = "language\tgold_label\tsentence1\tsentence2"
     serve(root, dl.xnli().url, _zip({"XNLI-1.0/xnli.test.tsv": f"{header}\nde\tneutral\tA b.\tC d.\nen\tneutral\tE.\tF.\n"}))
     serve(root, dl.multinli().url, _zip({"multinli_1.0/multinli_1.0_train.txt":
@@ -192,11 +197,7 @@ def test_moco_paper_corpus_from_local_mirror(server, tmp_path, data_root):
         serve(root, dl.opus_moses(corpus, version, "zh", "en").url,
               _zip({f"{corpus}.en-zh.en": "".join(e + "\n" for _, e in pairs),
                     f"{corpus}.en-zh.zh": "".join(z + "\n" for z, _ in pairs)}))
-    for split, s in (("sample-gold", "sample"), ("training-gold", "training"), ("test", "test")):
-        members = {f"bucc2018/zh-en/zh-en.{s}.zh": "zh-000001\t你好\n", f"bucc2018/zh-en/zh-en.{s}.en": "en-000001\tHello\n"}
-        if split != "test":
-            members[f"bucc2018/zh-en/zh-en.{s}.gold"] = "zh-000001\ten-000001\n"
-        serve(root, dl.bucc2018("zh-en", split).url, _tar_bz2(members))
+    serve_bucc_one_pair(root, "zh", "你好")
     header = "gold_label\tsentence1\tsentence2\n"
     serve(root, dl.multinli().url, _zip({"multinli_1.0/multinli_1.0_train.txt": header + "entailment\tX y.\tX.\n-\tZ.\tW.\n"}))
     serve(root, dl.snli().url, _zip({"snli_1.0/snli_1.0_train.txt": header + "neutral\tA man.\tA tall man.\n"}))

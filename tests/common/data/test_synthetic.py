@@ -3,7 +3,7 @@ import random
 import pytest
 
 from common.data import loaders
-from common.data.synthetic import (NOUNS, Meaning, PivotEnglish, SyntheticSpec, make_languages, nli_hypothesis,
+from common.data.synthetic import (Meaning, PivotEnglish, SyntheticSpec, make_languages, nli_hypothesis,
                                    perturb, random_meaning, write_synthetic_corpus)
 from common.io import sha256_file
 
