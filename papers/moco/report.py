@@ -131,6 +131,9 @@ def build_tables(res: Results, rep: dict, manifest: dict, cfg: dict, scale: str)
     rows.append([f"{base_q} (batch {sb})", res.sts(sb_name), res.bucc(sb_name),
                  p2(f2["small_batch"]["sts_avg"]) if scale == "paper" else None])
     rows.append([f"in-batch only (batch {cfg['training']['global_batch_size']})", res.sts("inbatch"), res.bucc("inbatch"), None])
+    if scale != "paper":  # the paper's sizes are not ours: its points as rows of their own
+        rows += [[f"paper: {k}", None, None, p2(v)] for k, v in sorted(f2["points"].items())]
+        rows.append([f"paper: 204800 (batch {f2['small_batch']['batch_size']})", None, None, p2(f2["small_batch"]["sts_avg"])])
     tables.append(Table("figure2_queue", "Figure 2: average STS (wmean) against memory queue size",
                         ["queue size", "STS avg ours", "BUCC F1 ours", "STS avg paper"], rows,
                         [w, f"Paper points (queue 204800: {f2['points'][204800]}, 409600: {f2['points'][409600]}, batch 256: "
