@@ -104,6 +104,8 @@ def test_moco_smoke_workflow_end_to_end(tmp_path):
     assert any(p.endswith("model/xx/model.safetensors") for p in paths)
     t1 = (tmp_path / fig / "table1_tatoeba.md").read_text()
     assert "| ours: MoCo-BERT | qaa→en |" in t1 and "| 97.4 |" in t1 and "scale 'smoke'" in t1
+    t4 = (tmp_path / fig / "table4_temperature.md").read_text()
+    assert "| 0.01 |" in t4 and "| 0.04 |" in t4 and "| 0.0 |" not in t4
     t5 = (tmp_path / fig / "table5_momentum.csv").read_text().splitlines()
     assert t5[0].startswith("keys from,") and t5[2].startswith("w/o momentum (shared),") and t5[2].endswith(",-0.01,0.00")
     again = snakemake(tmp_path, "papers/moco/all", "--cores", "2", "-n", *cfg)

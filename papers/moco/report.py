@@ -146,7 +146,9 @@ def build_tables(res: Results, rep: dict, manifest: dict, cfg: dict, scale: str)
         rows = []
         for value, name in runs[key]:
             p = rep[key].get(value, {})
-            shown = {"momentum": "momentum encoder", "shared": "w/o momentum (shared)"}.get(value, value)
+            # tau is a float key: printed as given (0.01), not with the table's one-decimal score format
+            shown = f"{value:g}" if isinstance(value, float) else {"momentum": "momentum encoder",
+                                                                    "shared": "w/o momentum (shared)"}.get(value, value)
             rows.append([shown, res.sts(name), res.bucc(name), p2(p.get("sts")), p2(p.get("bucc"))])
         tables.append(Table(key, title, [label, "STS avg ours", "BUCC F1 ours", "STS avg paper", "BUCC F1 paper"], rows,
                             [w, f"Queue size {base_q} (the analysis default; paper: 204800)."]))
@@ -196,7 +198,30 @@ def claims(res: Results, cfg: dict) -> Table:
                                                                   "MoCo / without momentum", "verdict"],
                  rows, ["Rules: 'queue beats in-batch': MoCo-BERT above the in-batch baseline (same data, steps, batch); "
                         "'larger queues help': STS rises at every step of the Figure 2 sizes; 'fails': without momentum "
-                        "below half the momentum model's score.", f"Seeds {cfg['seeds']} (main runs)."])
+                        "below half the momentum model's score.", f"Seeds {cfg['seeds']} (main runs).",
+                        queue_age_note(cfg, load_paper_config("moco", "paper"))])
+
+
+def queue_age_note(cfg: dict, paper_cfg: dict) -> str:
+    """How many optimizer steps old the oldest queued key is (K / B), as a share of the run, ours and the paper's.
+
+    A key is computed once and then kept for K / B steps while the encoders keep moving, so this
+    share, not K alone, says how consistent the negatives are (the argument of section 3.4).
+    """
+    def age(k: int, c: dict) -> str:
+        steps = k / c["training"]["global_batch_size"]
+        return f"{k}: {steps:g} of {c['training']['max_steps']} steps ({100 * steps / c['training']['max_steps']:.1f} %)"
+    ours = "; ".join(age(k, cfg) for k, _ in analysis_runs(cfg)["figure2_queue"])
+    return (f"Age of the oldest queued key, K / batch steps (share of the run): ours {ours}; paper "
+            f"{age(paper_cfg['moco']['queue_size'], paper_cfg)}.")
+
+
+def _queue_axis(ax, sizes: list[int]) -> None:
+    """Log-scale x axis labelled with exactly the queue sizes run (log minor tick labels overlap)."""
+    ax.set_xscale("log")
+    ax.set_xticks(sizes, [str(k) for k in sizes])
+    ax.xaxis.set_minor_formatter(plt.NullFormatter())
+    ax.set_xlabel("memory queue size")
 
 
 def plot_queue(runs: dict, f2: dict, res: Results, scale: str, out: Path, base_q: int) -> list[Path]:
@@ -208,8 +233,7 @@ def plot_queue(runs: dict, f2: dict, res: Results, scale: str, out: Path, base_q
     ax.plot([base_q], [res.sts(sb_name)], marker="s", linestyle="none",
             label=f"ours, batch {sb}")
     ax.axhline(res.sts("inbatch"), color="grey", linestyle="--", label="ours, in-batch negatives")
-    ax.set_xscale("log")
-    ax.set_xlabel("memory queue size")
+    _queue_axis(ax, [k for k, _ in pts])
     ax.set_ylabel("STS avg Spearman (wmean)")
     ax.set_title(f"ours ({scale})")
     ax.legend(fontsize=7)
@@ -218,8 +242,7 @@ def plot_queue(runs: dict, f2: dict, res: Results, scale: str, out: Path, base_q
     ax.plot(ks, [f2["points"][k] for k in ks], marker="*", color="red", markersize=10, label="paper (values in text)")
     ax.plot([204800], [f2["small_batch"]["sts_avg"]], marker="s", color="red", linestyle="none",
             label=f"paper, batch {f2['small_batch']['batch_size']}")
-    ax.set_xscale("log")
-    ax.set_xlabel("memory queue size")
+    _queue_axis(ax, ks)
     ax.set_title("paper (Figure 2: values given in the text)")
     ax.legend(fontsize=7)
     for a in axes:
@@ -239,7 +262,7 @@ def plot_tsne(tsne: dict, out: Path) -> list[Path]:
     for lang, marker, color in ((pts[0]["lang"], "o", "tab:red"), ("en", "^", "tab:blue")):
         sel = [p for p in pts if p["lang"] == lang]
         ax.scatter([p["x"] for p in sel], [p["y"] for p in sel], marker=marker, color=color, label=lang, zorder=2)
-    ax.legend()
+    ax.legend(framealpha=0.6)
     ax.set_title(f"Figure 3: t-SNE of {n} Tatoeba pairs (lines join translations; "
                  f"{tsne['pairs_nearest_in_map_pct']:.0f}% nearest = translation)", fontsize=8)
     return save(fig, out / "figure3_tsne")
