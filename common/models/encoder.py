@@ -13,18 +13,18 @@ sentence-transformers loads as ``SentenceTransformer(path)`` (modules.json + poo
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 from dataclasses import dataclass
 from pathlib import Path
-
-import importlib.util
 
 import torch
 from torch import nn
 from transformers import AutoModel, AutoModelForMaskedLM, BertConfig, BertForMaskedLM, BertModel, PreTrainedModel
 
 from common.models.pooling import pool
+from common.models.tokenizer import load_tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -164,8 +164,6 @@ def encode_sentences(encoder: SentenceEncoder, tokenizer, sentences: list[str], 
 
 def load_embedder(model_dir: str | Path, batch_size: int, max_length: int):
     """``embed(list[str]) -> (N, D)`` with the saved encoder in ``model_dir`` and its tokenizer."""
-    from common.models.tokenizer import load_tokenizer
-
     encoder, tok = SentenceEncoder.load(model_dir), load_tokenizer(model_dir)
 
     def embed(sentences: list[str]) -> torch.Tensor:

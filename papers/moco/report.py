@@ -25,6 +25,7 @@ log = logging.getLogger("papers.moco.report")
 HERE = Path(__file__).parent
 LABEL = {"init": "initial encoders (no training)", "inbatch": "in-batch negatives", "moco": "MoCo-BERT",
          "moco_nli": "MoCo-BERT+NLI"}
+KEYS_FROM = {"momentum": "momentum encoder", "shared": "w/o momentum (shared)"}  # Table 5's row labels
 
 
 def p2(value: float | None) -> str | None:
@@ -156,8 +157,7 @@ def build_tables(res: Results, rep: dict, manifest: dict, cfg: dict, scale: str)
         for value, name in runs[key]:
             p = rep[key].get(value, {})
             # tau is a float key: printed as given (0.01), not with the table's one-decimal score format
-            shown = f"{value:g}" if isinstance(value, float) else {"momentum": "momentum encoder",
-                                                                    "shared": "w/o momentum (shared)"}.get(value, value)
+            shown = f"{value:g}" if isinstance(value, float) else KEYS_FROM.get(value, value)
             rows.append([shown, res.sts(name), res.bucc(name), p2(p.get("sts")), p2(p.get("bucc"))])
         tables.append(Table(key, title, [label, "STS avg ours", "BUCC F1 ours", "STS avg paper", "BUCC F1 paper"], rows,
                             [w, f"Queue size {base_q} (the analysis default; paper: 204800)."]))
