@@ -1,8 +1,9 @@
-# Reproducibility workflows for four cross-lingual sentence-embedding papers.
-#   snakemake papers/dap/all --cores 2                      # smoke scale (default)
-#   snakemake papers/dap/all --cores 2 --config scale=mini  # real data from data_root
-#   snakemake papers/moco/all --cores 2                     # MoCo-BERT, likewise
-# Each paper is a module; its rules are prefixed with the paper name (dap_train, dap_all, ...).
+# Reproducibility workflows for four cross-lingual sentence-embedding papers, and a leaderboard across them.
+#   snakemake all --cores 2                                  # every paper and the leaderboard, smoke scale (default)
+#   snakemake papers/dap/all --cores 2                       # one paper
+#   snakemake papers/dap/all --cores 2 --config scale=mini   # real data from data_root
+#   snakemake leaderboard/all --cores 2                      # every method on equal terms
+# Each experiment is a module; its rules are prefixed with its name (dap_train, moco_report, leaderboard_all, ...).
 import os
 import sys
 
@@ -13,10 +14,18 @@ os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.g
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 config.update(workflow_config(config))
+EXPERIMENTS = {"dap": "papers/dap/workflow/Snakefile", "moco": "papers/moco/workflow/Snakefile",
+               "leaderboard": "common/leaderboard/workflow/Snakefile"}
+
+
+rule all:
+    input:
+        ["papers/dap/all", "papers/moco/all", "leaderboard/all"],
+    default_target: True
 
 
 module dap:
-    snakefile: "papers/dap/workflow/Snakefile"
+    snakefile: EXPERIMENTS["dap"]
     config: config
 
 
@@ -24,8 +33,16 @@ use rule * from dap as dap_*
 
 
 module moco:
-    snakefile: "papers/moco/workflow/Snakefile"
+    snakefile: EXPERIMENTS["moco"]
     config: config
 
 
 use rule * from moco as moco_*
+
+
+module leaderboard:
+    snakefile: EXPERIMENTS["leaderboard"]
+    config: config
+
+
+use rule * from leaderboard as leaderboard_*

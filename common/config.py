@@ -1,18 +1,30 @@
-"""Configuration: the workflow config (``config/config.yaml``) and per-paper, per-scale configs.
+"""Configuration: the workflow config (``config/config.yaml``) and per-experiment, per-scale configs.
 
-Both are validated against JSON schemas (``config/schema.yaml``,
-``papers/<paper>/config/schema.yaml``) with ``additionalProperties: false`` throughout,
-so a misspelt or unknown key is an error that names the key and where it is.
+Every config is validated against a JSON schema with ``additionalProperties: false`` throughout,
+so a misspelt or unknown key is an error that names the key and the file. Pieces shared by all
+experiments (encoder, training, corpus, resources, ...) are defined once in ``config/defs.yaml``
+and referenced from each schema as ``defs#/$defs/<name>``.
+
+An *experiment* is a paper (``papers/<paper>/config/<scale>.yaml``) or the cross-paper leaderboard
+(``common/leaderboard/config/<scale>.yaml``): the leaderboard's shared sections (corpus, encoders,
+training budget, seeds, ...) plus one paper's method section make a config that the paper's own
+schema validates and its training recipe reads (:func:`load_experiment_config`).
 """
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import jsonschema
 import yaml
+from referencing import Registry, Resource
 
 ROOT = Path(__file__).resolve().parent.parent
 SCALES = ("smoke", "mini", "paper")
+LEADERBOARD = "leaderboard"
+# sections of the leaderboard config that every method's config takes as they are
+SHARED_SECTIONS = ("scale", "description", "resources", "corpus", "tokenizer", "encoders", "pooling", "training",
+                   "eval", "seeds")
 
 
 class ConfigError(ValueError):
@@ -24,14 +36,27 @@ def _load_yaml(path: Path) -> dict:
         return yaml.safe_load(fh) or {}
 
 
+@cache
+def _registry() -> Registry:
+    defs = _load_yaml(ROOT / "config" / "defs.yaml")
+    return Registry().with_resource("defs", Resource.from_contents(defs))
+
+
 def validate(config: dict, schema_path: str | Path, source: str) -> dict:
     schema = _load_yaml(Path(schema_path))
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = jsonschema.Draft202012Validator(schema, registry=_registry())
     errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
     if errors:
-        lines = [f"{source}: at '{'/'.join(map(str, e.absolute_path)) or '<top>'}': {e.message}" for e in errors]
+        lines = [f"{source}: at '{'/'.join(map(str, e.absolute_path)) or '<top>'}': {_message(e)}" for e in errors]
         raise ConfigError("invalid configuration\n  " + "\n  ".join(lines))
     return config
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    """The most specific reason (a oneOf failure names what failed in its best-matching branch)."""
+    if error.context:
+        return jsonschema.exceptions.best_match(error.context).message
+    return error.message
 
 
 def workflow_config(config: dict) -> dict:
@@ -42,9 +67,13 @@ def workflow_config(config: dict) -> dict:
     return validate(full, ROOT / "config" / "schema.yaml", "workflow config (config/config.yaml and --config)")
 
 
-def paper_config_path(paper: str, scale: str) -> Path:
+def _check_scale(scale: str) -> None:
     if scale not in SCALES:
         raise ConfigError(f"unknown scale {scale!r}; expected one of {SCALES}")
+
+
+def paper_config_path(paper: str, scale: str) -> Path:
+    _check_scale(scale)
     return ROOT / "papers" / paper / "config" / f"{scale}.yaml"
 
 
@@ -52,3 +81,33 @@ def load_paper_config(paper: str, scale: str) -> dict:
     path = paper_config_path(paper, scale)
     cfg = _load_yaml(path)
     return validate(cfg, path.parent / "schema.yaml", str(path))
+
+
+def leaderboard_config_path(scale: str) -> Path:
+    _check_scale(scale)
+    return ROOT / "common" / "leaderboard" / "config" / f"{scale}.yaml"
+
+
+def load_leaderboard_config(scale: str) -> dict:
+    path = leaderboard_config_path(scale)
+    return validate(_load_yaml(path), path.parent / "schema.yaml", str(path))
+
+
+def load_config(experiment: str, scale: str) -> dict:
+    """An experiment's own config: ``papers/<experiment>/config/<scale>.yaml`` or the leaderboard's."""
+    return load_leaderboard_config(scale) if experiment == LEADERBOARD else load_paper_config(experiment, scale)
+
+
+def load_experiment_config(experiment: str, paper: str, scale: str) -> dict:
+    """The config one of ``paper``'s methods trains with inside ``experiment`` (the paper itself,
+    or the leaderboard: its shared sections plus ``papers.<paper>`` of the leaderboard config)."""
+    if experiment == paper:
+        return load_paper_config(paper, scale)
+    if experiment != LEADERBOARD:
+        raise ConfigError(f"unknown experiment {experiment!r}; expected {paper!r} or {LEADERBOARD!r}")
+    board = load_leaderboard_config(scale)
+    if paper not in board["papers"]:
+        raise ConfigError(f"{leaderboard_config_path(scale)}: no settings for {paper!r} under 'papers'")
+    cfg = {k: board[k] for k in SHARED_SECTIONS if k in board} | board["papers"][paper]
+    return validate(cfg, paper_config_path(paper, scale).parent / "schema.yaml",
+                    f"{leaderboard_config_path(scale)} (shared sections + papers.{paper})")

@@ -7,8 +7,10 @@ each rank, averaged by the data-parallel engine, has the gradient of the global 
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+from collections.abc import Iterator
 
 import torch
 import torch.distributed as dist
@@ -82,3 +84,24 @@ def ensure_process_group_env(env: dict | None = None) -> str:
     env.update({"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1",
                 "MASTER_PORT": str(free_port())})
     return "single"
+
+
+@contextlib.contextmanager
+def process_group_teardown() -> Iterator[None]:
+    """Tear the process group down on every exit path of the block it wraps.
+
+    A process that exits with its gloo group still alive can abort in the group's destructor
+    ("terminate called without an active exception") when a peer has already closed its sockets.
+    So: on a normal exit (including a deliberate early stop), every rank waits at a barrier
+    until all are done with collectives, then destroys the group; on an exception, the group is
+    destroyed at once (a barrier could wait forever for a rank that is not coming).
+    """
+    ok = False
+    try:
+        yield
+        ok = True
+    finally:
+        if is_distributed():
+            if ok:
+                dist.barrier()
+            dist.destroy_process_group()

@@ -30,4 +30,5 @@ out = mine(x, y, k=a.k, scoring="ratio")
 t = time.perf_counter() - t0
 rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(f"n={a.n} dim={a.dim} k={a.k} threads={torch.get_num_threads()}: mining {t:.1f} s "
-      f"({len(out)} candidates); one pass of blockwise x@y.T {base:.1f} s; ratio {t / base:.2f}; peak RSS {rss:.0f} MiB")
+      f"({len(out)} candidates); one pass of blockwise x@y.T {base:.1f} s; ratio {t / base:.2f}; "
+      f"peak RSS {rss:.0f} MiB")

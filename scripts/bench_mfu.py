@@ -85,25 +85,28 @@ def main() -> None:
         peak, peak_what = (a.peak_tflops * 1e12 if a.peak_tflops else gpu_peak(name)), "dense tensor-core peak"
     else:
         name = "cpu"
-        peak, peak_what = (a.peak_tflops * 1e12, "given") if a.peak_tflops else (cpu_matmul_peak(), "measured fp32 matmul peak")
+        peak, peak_what = ((a.peak_tflops * 1e12, "given") if a.peak_tflops
+                           else (cpu_matmul_peak(), "measured fp32 matmul peak"))
     if peak is None:
         raise SystemExit(f"unknown peak for {name!r}; pass --peak-tflops")
     autocast = torch.autocast(dev, dtype={"bf16": torch.bfloat16, "fp16": torch.float16}[a.precision]) \
         if a.precision != "fp32" else torch.autocast(dev, enabled=False)
     out = {"device": name, "precision": a.precision, "batch": a.batch, "max_length": a.max_length,
            "peak_flops": peak, "peak": peak_what, "variants": {}}
-    print(f"device={name} precision={a.precision} batch={a.batch} length={a.max_length} peak={peak / 1e12:.3g} TFLOP/s ({peak_what})")
+    print(f"device={name} precision={a.precision} batch={a.batch} length={a.max_length} "
+          f"peak={peak / 1e12:.3g} TFLOP/s ({peak_what})")
     for label, objectives in VARIANTS.items():
         torch.manual_seed(0)
         cfg = BertConfig(vocab_size=a.vocab, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
                          intermediate_size=3072, max_position_embeddings=512)
-        model = DAPModel(BertForMaskedLM(cfg), objectives, temperature=0.05, rtl_layers=2, pooling="cls").to(dev).train()
+        model = DAPModel(BertForMaskedLM(cfg), objectives, temperature=0.05, rtl_layers=2,
+                         pooling="cls").to(dev).train()
         batch = DAPCollator(tok, a.max_length, objectives, rho=1.0)(pairs, torch.Generator().manual_seed(0))
         batch = {k: v.to(dev) for k, v in batch.items()}
         tokens = int(batch["src_attention_mask"].sum() + batch["trg_attention_mask"].sum())
         opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=dev == "cuda")
 
-        def step():
+        def step(model=model, batch=batch, opt=opt):
             with autocast:
                 loss = model(**batch)["loss"]
             loss.backward()
@@ -126,8 +129,8 @@ def main() -> None:
             sync(dev)
             times.append(time.perf_counter() - t0)
         t = statistics.median(times)
-        r = {"model_flops_per_step": flops, "step_seconds": t, "tokens_per_step": tokens, "tokens_per_second": tokens / t,
-             "model_flops_per_second": flops / t, "mfu": flops / t / peak}
+        r = {"model_flops_per_step": flops, "step_seconds": t, "tokens_per_step": tokens,
+             "tokens_per_second": tokens / t, "model_flops_per_second": flops / t, "mfu": flops / t / peak}
         out["variants"][label] = r
         print(f"{label}: {flops / 1e12:.2f} TFLOP/step, {t * 1e3:.1f} ms/step, {r['tokens_per_second']:.0f} tokens/s, "
               f"{r['model_flops_per_second'] / 1e12:.2f} TFLOP/s, MFU {100 * r['mfu']:.1f}%")

@@ -45,7 +45,8 @@ def main() -> None:
     p.add_argument("--queues", type=int, nargs="+", default=[4096, 65536, 204800, 409600])
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--seq-len", type=int, default=128, help="for the encoder FLOPs the queue is compared with")
-    p.add_argument("--encoder-params", type=float, default=85e6, help="non-embedding parameters of one encoder (BERT-base)")
+    p.add_argument("--encoder-params", type=float, default=85e6,
+                   help="non-embedding parameters of one encoder (BERT-base)")
     a = p.parse_args()
     dtype = getattr(torch, a.dtype)
     torch.manual_seed(0)
@@ -65,7 +66,7 @@ def main() -> None:
     for k in a.queues:
         qx, qy = KeyQueue(k, a.dim).to(dev, dtype), KeyQueue(k, a.dim).to(dev, dtype)
 
-        def with_queue():
+        def with_queue(qx=qx, qy=qy):
             q_x, q_y = F.normalize(h_x, dim=-1), F.normalize(h_y, dim=-1)
             (nce(q_x, k_y, qy.negatives()) + nce(q_y, k_x, qx.negatives())).backward()
             qx._dequeue_and_enqueue(k_x)

@@ -10,7 +10,7 @@ os.environ.setdefault("DS_ACCELERATOR", "cpu")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def data_root() -> Path:
     if not (DATA_ROOT / "INDEX.md").exists():
         pytest.skip(f"shared data not found at {DATA_ROOT} (set XLING_DATA_ROOT)")

@@ -1,4 +1,7 @@
-"""The Snakemake workflow: smoke scale end to end, no-op rerun, config errors, paper-scale dry run."""
+"""The Snakemake workflow: every experiment's smoke scale end to end (one run of ``snakemake all``
+shared by the tests below), no-op rerun, config errors, paper-scale dry runs."""
+import csv
+import json
 import re
 import subprocess
 import sys
@@ -10,6 +13,7 @@ from common.io import sha256_file
 from tests.conftest import DATA_ROOT, ROOT
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile")]
+needs_data = pytest.mark.skipif(not (DATA_ROOT / "INDEX.md").exists(), reason="shared data not found")
 
 
 def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -19,8 +23,8 @@ def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.Compl
     return proc
 
 
-def job_counts(text: str, paper: str = "dap") -> dict[str, int]:
-    return {m.group(1): int(m.group(2)) for m in re.finditer(rf"^({paper}_\w+)\s+(\d+)$", text, flags=re.M)}
+def job_counts(text: str, prefix: str) -> dict[str, int]:
+    return {m.group(1): int(m.group(2)) for m in re.finditer(rf"^({prefix}_\w+)\s+(\d+)$", text, flags=re.M)}
 
 
 def job_blocks(text: str, rule: str) -> list[str]:
@@ -28,48 +32,108 @@ def job_blocks(text: str, rule: str) -> list[str]:
     return [b for b in re.split(r"\n(?=\[\w{3} \w{3} )", text) if f"rule {rule}:" in b]
 
 
+@pytest.fixture(scope="session")
+def smoke(tmp_path_factory) -> Path:
+    """One run of ``snakemake all --cores 2`` (every paper and the leaderboard, smoke scale) for the session."""
+    if not (DATA_ROOT / "INDEX.md").exists():
+        pytest.skip(f"shared data not found at {DATA_ROOT}")
+    workdir = tmp_path_factory.mktemp("smoke")
+    snakemake(workdir, "all", "--cores", "2", "--config", f"data_root={DATA_ROOT}")
+    return workdir
+
+
+def manifest(workdir: Path, target: str) -> dict[str, tuple[str, str]]:
+    rows = [line.split("\t") for line in (workdir / target).read_text().splitlines() if not line.startswith("#")]
+    return {r[0]: (r[1], r[2]) for r in rows}
+
+
+def assert_report(workdir: Path, target: str, fig: str, tables: list[str], figures: list[str]) -> dict:
+    paths = manifest(workdir, target)
+    expected = [f"{fig}/{t}.{e}" for t in tables for e in ("csv", "md", "tex")]
+    expected += [f"{fig}/{f}.{e}" for f in figures for e in ("png", "pdf")] + [f"{fig}/README.md"]
+    for e in expected:
+        assert e in paths, e
+        assert paths[e][0] == sha256_file(workdir / e) and paths[e][1] == "report", e
+    return paths
+
+
 def test_unknown_config_key_is_an_error(tmp_path):
     proc = snakemake(tmp_path, "papers/dap/all", "-n", "--config", "scal=mini", check=False)
     assert proc.returncode != 0 and "'scal' was unexpected" in proc.stdout + proc.stderr
 
 
-def test_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
+@needs_data
+def test_dap_smoke(smoke):
+    fig = smoke / "figures/dap/smoke"
+    tables = ["table1_tatoeba", "table2_bucc_training", "table3_bucc_test", "table4_xnli", "table5_direction",
+              "table6_efficiency", "table7_xx2en", "table8_en2xx", "figure3_rho", "figure4_depth", "claims"]
+    paths = assert_report(smoke, "papers/dap/all", "figures/dap/smoke", tables, ["figure3_rho", "figure4_depth"])
+    assert any(p.endswith("model.safetensors") and r == "train" for p, (_, r) in paths.items())
+    assert sum(p.endswith("tatoeba@cosine.json") and r == "evaluate" for p, (_, r) in paths.items()) == 11
+    table1 = (fig / "table1_tatoeba.md").read_text()
+    assert "paper mBERT" in table1 and "scale 'smoke'" in table1
+    # every number in Table 5 came from a run: the xx->en row holds our values and the paper's 91.0
+    t5 = (fig / "table5_direction.csv").read_text().splitlines()
+    assert t5[1].startswith("xx→en,") and ",91.0," in t5[1]
+    # a results JSON says which protocol produced it
+    res = json.loads((smoke / "results/smoke/dap/eval/scratch/dap/seed1/bucc@ratio-k4.json").read_text())
+    assert res["task_name"] == "bucc@ratio-k4" and res["scores"]["scoring"] == "ratio" and res["scores"]["k"] == 4
+    assert res["model"]["kind"] == "sentence-encoder" and res["split"] == "test"
+
+
+@needs_data
+def test_moco_smoke(smoke):
+    fig = smoke / "figures/moco/smoke"
+    tables = ["table1_tatoeba", "table2_bucc", "table3_sts_wmean", "table8_sts_all", "figure2_queue",
+              "table4_temperature", "table5_momentum", "table6_pooling", "figure3_tsne", "table10_neighbors", "claims"]
+    paths = assert_report(smoke, "papers/moco/all", "figures/moco/smoke", tables, ["figure2_queue", "figure3_tsne"])
+    assert any(p.endswith("model/xx/model.safetensors") for p in paths)
+    t1 = (fig / "table1_tatoeba.md").read_text()
+    assert "| ours: MoCo-BERT | qaa→en |" in t1 and "| 97.4 |" in t1 and "scale 'smoke'" in t1
+    t4 = (fig / "table4_temperature.md").read_text()
+    taus = [line.split("|")[1].strip() for line in t4.splitlines() if line.startswith("| 0")]
+    assert taus == ["0.01", "0.04", "0.07", "0.1"]
+    t5 = (fig / "table5_momentum.csv").read_text().splitlines()
+    assert t5[0].startswith("keys from,") and t5[2].startswith("w/o momentum (shared),")
+    assert t5[2].endswith(",-0.01,0.00")
+    # the showcase tasks ran for the main model only
+    evals = smoke / "results/smoke/moco/eval/pair"
+    assert sorted(p.parent.parent.name for p in evals.rglob("moco-tsne.json")) == ["moco"]
+    assert json.loads((evals / "moco/seed1/moco-tsne.json").read_text())["model"]["kind"] == "dual-encoder"
+
+
+@needs_data
+def test_leaderboard_smoke(smoke):
+    assert_report(smoke, "leaderboard/all", "figures/leaderboard/smoke", ["leaderboard"], ["leaderboard"])
+    rows = list(csv.reader((smoke / "figures/leaderboard/smoke/leaderboard.csv").read_text().splitlines()))
+    header, body = rows[0], {r[0]: dict(zip(rows[0], r)) for r in rows[1:]}
+    assert header[1:3] == ["tatoeba@cosine", "tatoeba@cosine per seed"]
+    assert set(body) == {"TR (in-batch translation ranking)", "TR+TLM", "DAP (TR + RTL)",
+                         "MoCo-BERT (dual momentum contrast)"}
+    moco = body["MoCo-BERT (dual momentum contrast)"]
+    assert moco["xnli@zero-shot"] == "n/a" and float(moco["tatoeba@cosine"]) >= 0  # XNLI needs one shared encoder
+    assert all(float(r["xnli@zero-shot"]) > 0 for name, r in body.items() if "MoCo" not in name)
+
+
+@needs_data
+def test_rerun_does_nothing(smoke):
+    again = snakemake(smoke, "all", "--cores", "2", "-n", "--config", f"data_root={DATA_ROOT}")
+    assert "Nothing to be done" in again.stdout + again.stderr
+
+
+def test_dap_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     proc = snakemake(tmp_path, "papers/dap/all", "-n", "--config", "scale=paper")
-    counts = job_counts(proc.stdout)
+    counts = job_counts(proc.stdout, "dap")
     # 2 encoders x {TR, TR+TLM, DAP} x 3 seeds, plus 8 section-5 ablations on mBERT (seed 1)
     assert counts["dap_train"] == 2 * 3 * 3 + 8
-    assert counts["dap_evaluate"] == 3 * counts["dap_train"]
+    assert counts["dap_evaluate"] == counts["dap_train"]  # one job per run writes its 3 task results
     assert counts["dap_tokenizer"] == 2 and counts["dap_all"] == 1
     train_blocks = job_blocks(proc.stdout, "dap_train")
     assert len(train_blocks) == counts["dap_train"] and all("gpu=8" in b for b in train_blocks)
-    assert "torchrun --standalone --nproc_per_node 8" in snakemake(
-        tmp_path, "papers/dap/all", "-n", "-p", "--config", "scale=paper").stdout
-
-
-@pytest.mark.skipif(not (DATA_ROOT / "INDEX.md").exists(), reason="shared data not found")
-def test_smoke_workflow_end_to_end(tmp_path):
-    cfg = ["--config", f"data_root={DATA_ROOT}"]
-    snakemake(tmp_path, "papers/dap/all", "--cores", "2", *cfg)
-    manifest = (tmp_path / "papers" / "dap" / "all").read_text().splitlines()
-    rows = [l.split("\t") for l in manifest if not l.startswith("#")]
-    paths = {r[0]: (r[1], r[2]) for r in rows}
-    fig = "figures/dap/smoke"
-    expected = [f"{fig}/{t}.{e}" for t in ("table1_tatoeba", "table2_bucc_training", "table3_bucc_test", "table4_xnli",
-                                           "table5_direction", "table6_efficiency", "table7_xx2en", "table8_en2xx",
-                                           "figure3_rho", "figure4_depth", "claims") for e in ("csv", "md", "tex")]
-    expected += [f"{fig}/figure3_rho.png", f"{fig}/figure3_rho.pdf", f"{fig}/figure4_depth.png", f"{fig}/figure4_depth.pdf"]
-    for e in expected:
-        assert e in paths, e
-        assert paths[e][0] == sha256_file(tmp_path / e) and paths[e][1] == "report"
-    assert any(p.endswith("model.safetensors") and r == "train" for p, (_, r) in paths.items())
-    table1 = (tmp_path / fig / "table1_tatoeba.md").read_text()
-    assert "paper mBERT" in table1 and "scale 'smoke'" in table1
-    # every number in Table 5 came from a run: xx->en row holds our values and the paper's 91.0
-    t5 = (tmp_path / fig / "table5_direction.csv").read_text().splitlines()
-    assert t5[1].startswith("xx→en,") and ",91.0," in t5[1]
-    # nothing changed: a second run has nothing to do
-    again = snakemake(tmp_path, "papers/dap/all", "--cores", "2", "-n", *cfg)
-    assert "Nothing to be done" in again.stdout + again.stderr
+    assert all("gpu=1" in b for b in job_blocks(proc.stdout, "dap_evaluate"))
+    printed = snakemake(tmp_path, "papers/dap/all", "-n", "-p", "--config", "scale=paper").stdout
+    assert "torchrun --standalone --nproc_per_node 8 -m papers.dap.train --experiment dap --scale paper" in printed
+    assert "--task tatoeba@cosine --task bucc@ratio-k4 --task xnli@zero-shot" in printed
 
 
 def test_moco_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
@@ -78,35 +142,22 @@ def test_moco_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     # init, MoCo-BERT, in-batch, +NLI; Figure 2: 3 queue sizes besides the main one, batch 256;
     # Table 4: 3 temperatures besides 0.04; Table 5: shared; Table 6: max, CLS; and the q204800 default
     assert counts["moco_train"] == 14
-    assert counts["moco_evaluate"] == 3 * 14 + 2  # Tatoeba, BUCC, STS each; t-SNE and neighbours for the main run
+    assert counts["moco_evaluate"] == 14 and counts["moco_evaluate_extra"] == 2  # t-SNE and neighbours: main run
     assert counts["moco_tokenizer"] == 2 and counts["moco_corpus"] == 1 and counts["moco_all"] == 1
     train_blocks = job_blocks(proc.stdout, "moco_train")
     assert len(train_blocks) == 14 and all("gpu=4" in b for b in train_blocks)
     assert all("gpu=1" in b for b in job_blocks(proc.stdout, "moco_evaluate"))
     printed = snakemake(tmp_path, "papers/moco/all", "-n", "-p", "--config", "scale=paper").stdout
-    assert "torchrun --standalone --nproc_per_node 4 -m papers.moco.train --scale paper --run moco " in printed
+    assert ("torchrun --standalone --nproc_per_node 4 -m papers.moco.train --experiment moco --scale paper "
+            "--method moco ") in printed
     assert "--pretrained hfl/chinese-roberta-wwm-ext" in printed and "--pretrained bert-base-uncased" in printed
 
 
-@pytest.mark.skipif(not (DATA_ROOT / "INDEX.md").exists(), reason="shared data not found")
-def test_moco_smoke_workflow_end_to_end(tmp_path):
-    cfg = ["--config", f"data_root={DATA_ROOT}"]
-    snakemake(tmp_path, "papers/moco/all", "--cores", "2", *cfg)
-    rows = [l.split("\t") for l in (tmp_path / "papers" / "moco" / "all").read_text().splitlines() if not l.startswith("#")]
-    paths = {r[0]: (r[1], r[2]) for r in rows}
-    fig = "figures/moco/smoke"
-    tables = ("table1_tatoeba", "table2_bucc", "table3_sts_wmean", "table8_sts_all", "figure2_queue", "table4_temperature",
-              "table5_momentum", "table6_pooling", "figure3_tsne", "table10_neighbors", "claims")
-    expected = [f"{fig}/{t}.{e}" for t in tables for e in ("csv", "md", "tex")]
-    expected += [f"{fig}/{f}.{e}" for f in ("figure2_queue", "figure3_tsne") for e in ("png", "pdf")]
-    for e in expected:
-        assert e in paths and paths[e][0] == sha256_file(tmp_path / e) and paths[e][1] == "report", e
-    assert any(p.endswith("model/xx/model.safetensors") for p in paths)
-    t1 = (tmp_path / fig / "table1_tatoeba.md").read_text()
-    assert "| ours: MoCo-BERT | qaa→en |" in t1 and "| 97.4 |" in t1 and "scale 'smoke'" in t1
-    t4 = (tmp_path / fig / "table4_temperature.md").read_text()
-    assert [l.split("|")[1].strip() for l in t4.splitlines() if l.startswith("| 0")] == ["0.01", "0.04", "0.07", "0.1"]
-    t5 = (tmp_path / fig / "table5_momentum.csv").read_text().splitlines()
-    assert t5[0].startswith("keys from,") and t5[2].startswith("w/o momentum (shared),") and t5[2].endswith(",-0.01,0.00")
-    again = snakemake(tmp_path, "papers/moco/all", "--cores", "2", "-n", *cfg)
-    assert "Nothing to be done" in again.stdout + again.stderr
+def test_leaderboard_dry_runs(tmp_path):
+    counts = job_counts(snakemake(tmp_path, "leaderboard/all", "-n", "--config", "scale=paper").stdout, "leaderboard")
+    assert counts["leaderboard_train"] == 4 * 3  # TR, TR+TLM, DAP, MoCo-BERT x 3 seeds
+    assert counts["leaderboard_evaluate"] == 12 and counts["leaderboard_evaluate_extra"] == 9  # XNLI: not for MoCo
+    small = snakemake(tmp_path, "leaderboard/all", "-n", "--config", "leaderboard_methods=[tr]",
+                      "leaderboard_tasks=[tatoeba@cosine]").stdout
+    assert job_counts(small, "leaderboard") == {f"leaderboard_{r}": 1 for r in
+                                                ("corpus", "tokenizer", "train", "evaluate", "report", "all")}

@@ -11,21 +11,22 @@ Mini (``mini``): training pairs from multi30k (en-de/fr/cs), ``cmn.txt`` (en-zh)
 stsb-multi-mt *train* sentences (each row gives two en-xx pairs) and, for en-zh, the WMT
 zh-en/en-zh test sets (reference A), all from ``data_root``;
 evaluation reads Tatoeba v1, XNLI dev and STS files in place (never copied). Since no BUCC
-data is available, :func:`build_bucc_benchmark` hides real parallel sentences that no
-training set contains (stsb-multi-mt dev and XNLI dev, both human or DeepL translations
-of English) among non-parallel sentences, about 3.5 % gold, in the BUCC file format with
-sample / training / test splits, so the evaluator runs unchanged on real BUCC 2018 files.
+data is available, :mod:`common.data.bucc_mini` hides real held-out translations among
+non-parallel sentences in the BUCC file format with sample / training / test splits, so the
+evaluator runs unchanged on real BUCC 2018 files.
 """
 from __future__ import annotations
 
 import argparse
 import logging
 import random
+import shutil
 from pathlib import Path
 
-from common.data import loaders
-from common.data.leakage import LeakageFilter, normalize
+from common.data import bucc_mini, loaders, xquad_questions
+from common.data.leakage import LeakageFilter
 from common.data.synthetic import SyntheticSpec, write_synthetic_corpus
+from common.eval.tatoeba import XTREME_36
 from common.io import read_json, write_json, write_lines
 
 log = logging.getLogger(__name__)
@@ -77,8 +78,28 @@ def prepare_synthetic(out: Path, spec: dict) -> dict:
         "bucc_dir": str(out / "bucc"), "bucc_pairs": [f"{l}-en" for l in langs],
         "nli_dir": str(out / "nli"), "nli_languages": ["en"] + langs,
         "sts_dir": str(out / "sts"), "sts_kind": "synthetic", "nli_train": str(out / "nli" / "dev-en.tsv"),
+        "sts17": [{"name": f"{lang}-en", "langs": [lang, "en"], "input": str(out / "sts" / f"STS.input.{lang}-en.txt"),
+                   "gold": str(out / "sts" / f"STS.gs.{lang}-en.txt")} for lang in langs],
+        **({"question_retrieval": {"bank": str(q / "bank.jsonl"), "nq": {"en": str(q / "nq.jsonl")},
+                                   "mkqa": {lang: str(q / f"mkqa.{lang}.jsonl") for lang in langs},
+                                   "description": "synthetic questions (common.data.synthetic)"}}
+           if (q := out / "questions").is_dir() else {}),
         "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "eval_sentences": len(evals)},
     }
+
+
+STS17_TRACKS = {"ar-ar": "track1.ar-ar", "ar-en": "track2.ar-en", "es-es": "track3.es-es", "es-en": "track4a.es-en"}
+STS17_EXCLUDED = {
+    "tr-en": "track6's input has 500 lines for 250 gold scores and nothing documents which 250 are scored",
+    "es-en (track4b)": "the WMT news track; VMSST's es-en is the SNLI track 4a, as in Reimers & Gurevych (2020)",
+}
+
+
+def sts17_sets(data_root: Path) -> list[dict]:
+    """SemEval-2017 STS sets of VMSST's Table 10 that can be scored (see ``STS17_EXCLUDED``)."""
+    root = Path(data_root) / "sts" / "sts17"
+    return [{"name": name, "langs": name.split("-"), "input": str(root / "STS2017.eval.v1.1" / f"STS.input.{t}.txt"),
+             "gold": str(root / "STS2017.gs" / f"STS.gs.{t}.txt")} for name, t in STS17_TRACKS.items()]
 
 
 # --------------------------------------------------------------------------- mini
@@ -98,56 +119,12 @@ def _xnli_pairs(root: Path, lang: str) -> list[tuple[str, str]]:
     return list(zip(xx.premise, en.premise)) + list(zip(xx.hypothesis, en.hypothesis))
 
 
-def _unique_pairs(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    seen_a, seen_b, out = set(), set(), []
-    for a, b in pairs:
-        ka, kb = normalize(a), normalize(b)
-        if ka and kb and ka not in seen_a and kb not in seen_b:
-            seen_a.add(ka)
-            seen_b.add(kb)
-            out.append((a, b))
-    return out
-
-
-def build_bucc_benchmark(out: Path, pools: dict[str, list[tuple[str, str]]], gold_fraction: float, seed: int) -> list[str]:
-    """Write ``{xx}-en.{split}.{xx,en,gold}`` for each pool of held-out parallel pairs.
-
-    Each pool is de-duplicated, shuffled and cut into three equal splits. In a split of M
-    pairs, g gold pairs keep both sides; the other pairs are halved, one half contributing
-    only its source side and the other only its English side, so no distractor has its
-    translation in the corpus. g is chosen so that g / (g + (M - g) / 2) = gold_fraction.
-    """
-    pairs_written = []
-    for xx, pool in sorted(pools.items()):
-        pool = _unique_pairs(pool)
-        random.Random(f"{seed}-{xx}").shuffle(pool)
-        third = len(pool) // 3
-        for k, split in enumerate(BUCC_SPLITS):
-            part = pool[k * third:(k + 1) * third]
-            g = max(1, round(gold_fraction * len(part) / (2 - gold_fraction)))
-            gold, rest = part[:g], part[g:]
-            src_only, trg_only = rest[: len(rest) // 2], rest[len(rest) // 2:]
-            rng = random.Random(f"{seed}-{xx}-{split}")
-            src = [(a, i < g) for i, (a, _) in enumerate(gold + src_only)]
-            trg = [(b, i < g) for i, (_, b) in enumerate(gold + trg_only)]
-            src_order, trg_order = list(range(len(src))), list(range(len(trg)))
-            rng.shuffle(src_order)
-            rng.shuffle(trg_order)
-            src_id = {j: f"{xx}-{n:06d}" for n, j in enumerate(src_order, 1)}
-            trg_id = {j: f"en-{n:06d}" for n, j in enumerate(trg_order, 1)}
-            base = out / f"{xx}-en.{split}"
-            write_lines(f"{base}.{xx}", (f"{src_id[j]}\t{src[j][0]}" for j in src_order))
-            write_lines(f"{base}.en", (f"{trg_id[j]}\t{trg[j][0]}" for j in trg_order))
-            write_lines(f"{base}.gold", sorted(f"{src_id[i]}\t{trg_id[i]}" for i in range(g)))
-        pairs_written.append(f"{xx}-en")
-    return pairs_written
-
-
 def evaluation_sentences(data_root: Path) -> dict[str, list[str]]:
     """Every sentence of every real evaluation set, by source (for the leakage rule)."""
     out: dict[str, list[str]] = {}
     tat = data_root / "tatoeba_v1"
-    out["tatoeba_v1"] = [s for lang in loaders.tatoeba_languages(tat) for pair in zip(*loaders.read_tatoeba(tat, lang)) for s in pair]
+    out["tatoeba_v1"] = [s for lang in loaders.tatoeba_languages(tat) for pair in zip(*loaders.read_tatoeba(tat, lang))
+                         for s in pair]
     sts: list[str] = []
     for inp in sorted((data_root / "sts" / "sts12-16").glob("STS1*-en-test/STS.input.*.txt")):
         sts += [c for line in loaders.read_lines(inp) for c in line.split("\t")[:2]]
@@ -163,7 +140,8 @@ def evaluation_sentences(data_root: Path) -> dict[str, list[str]]:
         s = loaders.read_stsb_multi_mt(f)
         sts += s.sent1 + s.sent2
     out["sts"] = sts
-    out["xnli_dev"] = [s for lang in XNLI_LANGS for ex in [loaders.read_xnli_tsv(data_root / "xnli_dev" / f"dev-{lang}.tsv")]
+    out["xnli_dev"] = [s for lang in XNLI_LANGS
+                       for ex in [loaders.read_xnli_tsv(data_root / "xnli_dev" / f"dev-{lang}.tsv")]
                        for s in ex.premise + ex.hypothesis]
     return out
 
@@ -176,22 +154,17 @@ def _wmt_pairs(root: Path, name: str) -> list[tuple[str, str]]:
     return [(a, b) if trg == "en" else (b, a) for a, b in rows]
 
 
-BUCC_SOURCES = {
-    "stsb_dev": lambda root, xx: _stsb_mt_pairs(root / "sts" / "stsb_multi_mt", xx, "dev"),
-    # STSb test is an evaluation set too: hiding its translations in a mining set exposes nothing to training.
-    "stsb_test": lambda root, xx: _stsb_mt_pairs(root / "sts" / "stsb_multi_mt", xx, "test"),
-    "xnli_dev": lambda root, xx: _xnli_pairs(root / "xnli_dev", xx),
-}
-
-
 def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
     data_root = Path(data_root)
-    # BUCC-style benchmark from held-out real translations.
-    sources = spec.get("bucc_sources", ["stsb_dev", "xnli_dev"])
-    pools = {xx: [pair for src in sources for pair in BUCC_SOURCES[src](data_root, xx)] for xx in spec["bucc_pairs"]}
-    bucc_pairs = build_bucc_benchmark(out / "bucc", pools, spec["bucc_gold_fraction"], spec["seed"])
+    # BUCC-style benchmark from held-out real translations (common.data.bucc_mini).
+    bucc_pairs, bucc_stats = bucc_mini.build(out / "bucc", data_root, spec["bucc"])
+    questions = xquad_questions.build(out / "questions", data_root)
     evals_by_source = evaluation_sentences(data_root)
     evals_by_source["bucc_mini"] = _bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS)
+    evals_by_source["xquad_questions"] = xquad_questions.sentences(questions)
+    # a set that is training data in this corpus (VMSST trains on XNLI dev translations; it reports no XNLI)
+    for source in spec.get("not_evaluated", []):
+        evals_by_source.pop(source)
     evals = LeakageFilter(s for sents in evals_by_source.values() for s in sents)
 
     raw: dict[str, list[tuple[str, str]]] = {}
@@ -205,6 +178,10 @@ def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
         raw.setdefault(ISO3[xx], []).extend(_stsb_mt_pairs(data_root / "sts" / "stsb_multi_mt", xx, "train"))
     for name in spec.get("wmt", []):
         raw.setdefault("cmn", []).extend(_wmt_pairs(data_root / "wmt", name))
+    for xx in spec.get("xnli_dev", []):
+        if "xnli_dev" in evals_by_source:
+            raise ValueError("corpus.mini.xnli_dev trains on XNLI dev: list 'xnli_dev' under not_evaluated too")
+        raw.setdefault(ISO3[xx], []).extend(_xnli_pairs(data_root / "xnli_dev", xx))
     train, dropped, before = {}, {}, {}
     for lang, pairs in raw.items():
         pairs = list(dict.fromkeys(pairs))  # exact duplicates once
@@ -212,21 +189,52 @@ def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
         train[lang], dropped[lang] = evals.filter_pairs(pairs)
     langs = sorted(train)
     tat = data_root / "tatoeba_v1"
+    tatoeba_langs = loaders.tatoeba_languages(tat)
+    if spec.get("tatoeba", "all") == "trained":
+        tatoeba_langs = [lang for lang in tatoeba_langs if lang in train]
+    elif spec.get("tatoeba") == "xtreme_and_trained":  # Table 1's groups plus every trained language
+        tatoeba_langs = [lang for lang in tatoeba_langs if lang in train or lang in XTREME_36]
     return {
         "kind": "mini", "train": _write_train(out, train), "train_languages": langs,
-        "tatoeba_dir": str(tat), "tatoeba_languages": loaders.tatoeba_languages(tat),
-        "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs,
+        "tatoeba_dir": str(tat), "tatoeba_languages": tatoeba_langs,
+        "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs, "bucc_benchmark": bucc_stats,
         "nli_dir": str(data_root / "xnli_dev"), "nli_languages": XNLI_LANGS,
         "sts_dir": str(data_root / "sts"), "sts_kind": "senteval7",
         # NLI multi-task data (MoCo-BERT appendix B): SNLI/MNLI are not in data_root; the
         # English XNLI dev items are the only labelled NLI pairs there.
         "nli_train": str(data_root / "xnli_dev" / "dev-en.tsv"),
+        "sts17": sts17_sets(data_root), "sts17_excluded": STS17_EXCLUDED, "question_retrieval": questions,
         "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "pairs_before": before,
                     "eval_sentences": len(evals), "eval_sources": {k: len(v) for k, v in evals_by_source.items()}},
     }
 
 
 # --------------------------------------------------------------------------- paper
+PUBLIC_BUCC_SPLITS = {"tune": "sample", "test": "training"}  # XTREME: the 2018 test gold is not public
+TEST_GOLD_BUCC_SPLITS = {"tune": "training", "test": "test"}  # LASER / DAP appendix B, with the test gold
+
+
+def bucc2018(d, out: Path, langs: list[str], test_gold_dir: str | None) -> tuple[list[str], dict[str, str]]:
+    """Download BUCC 2018 (sample, training, test) for ``{xx}-en`` into ``out/bucc``; return the pairs and the
+    (tune, report) splits. Without the test gold, the public protocol: threshold on ``sample``, report on
+    ``training`` (XTREME). With ``test_gold_dir`` holding ``{xx}-en.test.gold`` (obtained from the organisers),
+    DAP's appendix B protocol: threshold on ``training``, report on ``test``."""
+    from common.data import download as dl
+
+    for xx in langs:
+        for split in ("sample-gold", "training-gold", "test"):
+            dl.bucc_layout(dl.extract(d.fetch(dl.bucc2018(f"{xx}-en", split)), out / "tmp_bucc"), out / "bucc")
+    pairs = [f"{xx}-en" for xx in langs]
+    if not test_gold_dir:
+        return pairs, dict(PUBLIC_BUCC_SPLITS)
+    for pair in pairs:
+        gold = Path(test_gold_dir) / f"{pair}.test.gold"
+        if not gold.exists():
+            raise FileNotFoundError(f"bucc_test_gold_dir: {gold} is missing (one '{pair}.test.gold' per language pair)")
+        shutil.copyfile(gold, out / "bucc" / gold.name)
+    return pairs, dict(TEST_GOLD_BUCC_SPLITS)
+
+
 def reservoir_sample(items, cap: int, rng: random.Random) -> list:
     """A uniform random sample of at most ``cap`` items of a stream, in one pass (Algorithm R)."""
     out: list = []
@@ -271,9 +279,7 @@ def prepare_paper(out: Path, spec: dict, base_url: str | None = None) -> dict:
     for lang, sha in pins.items():
         for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
             d.fetch(res)
-    for pair in spec["bucc_pairs"]:
-        for split in ("sample-gold", "training-gold", "test"):
-            dl.bucc_layout(dl.extract(d.fetch(dl.bucc2018(f"{pair}-en", split)), out / "tmp_bucc"), out / "bucc")
+    bucc_pairs, bucc_splits = bucc2018(d, out, spec["bucc_pairs"], spec.get("bucc_test_gold_dir"))
     xnli_dir = dl.extract(d.fetch(dl.xnli()), out / "tmp_xnli")
     nli_langs = dl.split_xnli_test((xnli_dir / "XNLI-1.0" / "xnli.test.tsv").read_text(encoding="utf-8"), out / "xnli")
     mnli_dir = dl.extract(d.fetch(dl.multinli()), out / "tmp_mnli")
@@ -281,7 +287,7 @@ def prepare_paper(out: Path, spec: dict, base_url: str | None = None) -> dict:
                              out / "xnli" / "train-en.tsv")
     tat = d.dest / "tatoeba"
     evals = LeakageFilter(s for lang in pins for pair in zip(*loaders.read_tatoeba(tat, lang)) for s in pair)
-    evals.add(_bucc_sentences(out / "bucc", [f"{p}-en" for p in spec["bucc_pairs"]], ("sample", "training")))
+    evals.add(_bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS))  # every split, the reported one included
     for lang in nli_langs:
         ex = loaders.read_xnli_tsv(out / "xnli" / f"test-{lang}.tsv")
         evals.add(ex.premise + ex.hypothesis)
@@ -291,7 +297,7 @@ def prepare_paper(out: Path, spec: dict, base_url: str | None = None) -> dict:
     return {
         "kind": "paper", "train": _write_train(out, train), "train_languages": sorted(train),
         "tatoeba_dir": str(tat), "tatoeba_languages": sorted(pins),
-        "bucc_dir": str(out / "bucc"), "bucc_pairs": [f"{p}-en" for p in spec["bucc_pairs"]],
+        "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs, "bucc_splits": bucc_splits,
         "nli_dir": str(out / "xnli"), "nli_languages": nli_langs, "xnli_train": str(out / "xnli" / "train-en.tsv"),
         "opus_skipped": skipped,
         "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "eval_sentences": len(evals)},
@@ -325,17 +331,17 @@ def load_manifest(path: str | Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from common.config import load_paper_config
+    from common.config import load_config
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--paper", required=True)
+    p.add_argument("--experiment", required=True, help="a paper, or 'leaderboard' (whose corpus config to use)")
     p.add_argument("--scale", required=True)
     p.add_argument("--data-root", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--base-url", default=None, help="mirror replacing the scheme and host of download URLs")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    cfg = load_paper_config(a.paper, a.scale)["corpus"]
+    cfg = load_config(a.experiment, a.scale)["corpus"]
     prepare(cfg["kind"], a.out, a.data_root, cfg.get(cfg["kind"], {}), a.base_url)
 
 

@@ -20,7 +20,8 @@ import yaml
 
 from common.data import download as dl
 from common.data import loaders
-from common.data.corpus import BUCC_SPLITS, _bucc_sentences, _unique_pairs, _write_train, reservoir_sample
+from common.data.bucc_mini import unique_pairs
+from common.data.corpus import BUCC_SPLITS, _bucc_sentences, _write_train, bucc2018, reservoir_sample
 from common.data.leakage import LeakageFilter
 from common.data.sts_benchmark import english_sts
 from common.io import write_lines
@@ -28,10 +29,12 @@ from common.io import write_lines
 
 def _corpus_pairs(d: dl.Downloader, out: Path, c: dict):
     if c["kind"] == "opus":
-        return dl.iter_opus_pairs(d.fetch(dl.opus_moses(c["corpus"], c["version"], "zh", "en")), c["corpus"], "zh", "en")
+        return dl.iter_opus_pairs(d.fetch(dl.opus_moses(c["corpus"], c["version"], "zh", "en")),
+                                  c["corpus"], "zh", "en")
     zh, en = out / "manual" / f"{c['name']}.zh", out / "manual" / f"{c['name']}.en"
     if not (zh.exists() and en.exists()):
-        raise FileNotFoundError(f"{c['name']}: {c.get('note', 'not downloadable')}; place the line-aligned files at {zh} and {en}")
+        raise FileNotFoundError(f"{c['name']}: {c.get('note', 'not downloadable')}; "
+                                f"place the line-aligned files at {zh} and {en}")
     return iter(loaders.read_parallel(zh, en))
 
 
@@ -43,22 +46,20 @@ def prepare_paper_enzh(out: Path, data_root: Path, spec: dict, base_url: str | N
         pairs = reservoir_sample(_corpus_pairs(d, out, c), spec["sample_sizes"][c["name"]], rng)
         sampled[c["name"]] = len(pairs)
         raw += pairs
-    unique = _unique_pairs(raw)
+    unique = unique_pairs(raw)
     pins = yaml.safe_load((Path(dl.__file__).parent / "tatoeba_v1.sha256.yaml").read_text())
     for res in dl.tatoeba("cmn", pins["cmn"]["src"], pins["cmn"]["eng"]):
         d.fetch(res)
-    for pair in spec["bucc_pairs"]:
-        for split in ("sample-gold", "training-gold", "test"):
-            dl.bucc_layout(dl.extract(d.fetch(dl.bucc2018(f"{pair}-en", split)), out / "tmp_bucc"), out / "bucc")
+    bucc_pairs, bucc_splits = bucc2018(d, out, spec["bucc_pairs"], spec.get("bucc_test_gold_dir"))
     nli_rows = []
-    for res, member in ((dl.multinli(), "multinli_1.0/multinli_1.0_train.txt"), (dl.snli(), "snli_1.0/snli_1.0_train.txt")):
+    for res, member in ((dl.multinli(), "multinli_1.0/multinli_1.0_train.txt"),
+                        (dl.snli(), "snli_1.0/snli_1.0_train.txt")):
         folder = dl.extract(d.fetch(res), out / "tmp_nli")
         tsv = out / "nli" / f"{Path(member).stem}.tsv"
         dl.multinli_train_to_tsv((folder / member).read_text(encoding="utf-8"), tsv)
         nli_rows += loaders.read_lines(tsv)
     write_lines(out / "nli" / "train-en.tsv", (r for r in nli_rows if r))
     tat = d.dest / "tatoeba"
-    bucc_pairs = [f"{p}-en" for p in spec["bucc_pairs"]]
     evals = LeakageFilter(s for pair in zip(*loaders.read_tatoeba(tat, "cmn")) for s in pair)
     evals.add(_bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS))  # all three splits were downloaded above
     sts_dir = Path(data_root) / "sts"
@@ -68,6 +69,7 @@ def prepare_paper_enzh(out: Path, data_root: Path, spec: dict, base_url: str | N
     return {
         "kind": "paper_enzh", "train": _write_train(out, {"cmn": train}), "train_languages": ["cmn"],
         "tatoeba_dir": str(tat), "tatoeba_languages": ["cmn"], "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs,
+        "bucc_splits": bucc_splits,
         "sts_dir": str(sts_dir), "sts_kind": "senteval7", "nli_train": str(out / "nli" / "train-en.tsv"),
         "sampled": sampled,
         "leakage": {"dropped": {"cmn": dropped}, "dropped_total": dropped, "duplicates_removed": len(raw) - len(unique),

@@ -20,11 +20,12 @@ files; BUCC files (gold pairs hidden among non-parallel sentences, about 3 % gol
 sample / training / test splits; STS pairs whose gold score is 5 x the fraction of
 meaning slots two sentences share; XNLI-format NLI pairs aligned across languages
 (entailment: the hypothesis drops modifiers; contradiction: polarity flipped;
-neutral: the hypothesis adds a modifier); and translation pairs for NMT. Evaluation
-meanings are disjoint from training meanings.
+neutral: the hypothesis adds a modifier); translation pairs for NMT; and question-retrieval
+queries and bank (answers: the patient). Evaluation meanings are disjoint from training meanings.
 """
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -63,7 +64,7 @@ class Meaning:
     negated: bool
     time: int | None
 
-    def overlap(self, other: "Meaning") -> float:
+    def overlap(self, other: Meaning) -> float:
         """Fraction of the nine meaning slots on which two meanings agree."""
         return sum(getattr(self, s) == getattr(other, s) for s in SLOTS) / len(SLOTS)
 
@@ -284,6 +285,7 @@ class SyntheticSpec:
     sts_pairs: int = 200
     nli_items: int = 900
     translation_pairs: dict | None = None  # {"train": n, "valid": n, "test": n}
+    questions: int = 0  # question-retrieval bank size (0: no question product)
 
 
 def write_synthetic_corpus(out: Path, spec: SyntheticSpec) -> dict:
@@ -351,6 +353,8 @@ def write_synthetic_corpus(out: Path, spec: SyntheticSpec) -> dict:
         p, h = render(l, nli_base), render(l, hyps)
         write_lines(out / "nli" / f"dev-{l.code}.tsv", (f"{x}\t{y}\t{z}" for x, y, z in zip(p, h, labels)))
 
+    if spec.questions:  # drawn last, so the other products do not depend on whether questions are made
+        _write_questions(out / "questions", pool.draw_many(spec.questions), en, langs, spec.seed, render)
     write_json(out / "synthetic.json", manifest)
     return manifest
 
@@ -370,3 +374,19 @@ def _write_bucc_split(root: Path, lang: Language, en: Language, split: str, gold
     write_lines(root / f"{pair}.{split}.{lang.code}", (f"{src_ids[m]}\t{t}" for (m, _), t in zip(src_items, src_text)))
     write_lines(root / f"{pair}.{split}.en", (f"{trg_ids[m]}\t{t}" for (m, _), t in zip(trg_items, trg_text)))
     write_lines(root / f"{pair}.{split}.gold", sorted(f"{src_ids[m]}\t{trg_ids[m]}" for m in gold))
+
+
+def _write_questions(root: Path, meanings: list[Meaning], en: Language, langs: list[Language], seed: int,
+                     render) -> None:
+    """A question-retrieval stand-in (common.eval.question_retrieval): the bank holds the English renderings;
+    every meaning is asked again in English (``nq``) and in each language (``mkqa.{code}``), never retrieving
+    its own bank entry; the answer is the meaning's patient, so a hit is another meaning with that patient."""
+    def records(lang: Language, exclude: bool) -> list[str]:
+        return [json.dumps({"id": f"q{i}", "question": text, "answers": [NOUNS[m.patient]],
+                            **({"exclude": f"q{i}"} if exclude else {})}, ensure_ascii=False)
+                for i, (m, text) in enumerate(zip(meanings, render(lang, meanings)))]
+
+    write_lines(root / "bank.jsonl", records(en, False))
+    write_lines(root / "nq.jsonl", records(en, True))
+    for lang in langs:
+        write_lines(root / f"mkqa.{lang.code}.jsonl", records(lang, True))

@@ -1,8 +1,6 @@
-"""Evaluators. Each names the protocol it follows and returns a dict of metrics with a
-``main_score``; results are written with :func:`common.eval.results.write_result`.
+"""Evaluators and the task registry.
 
-Registry: ``EVALUATORS`` maps a task name to its module.
+Each evaluator module names the protocol it follows; tasks (:mod:`common.eval.tasks`) declare
+which protocol and data make one number, and ``python -m common.eval`` runs any registered task
+on any saved model, writing an MTEB-style results JSON (:mod:`common.eval.results`).
 """
-from common.eval import bucc, sts, tatoeba, xnli
-
-EVALUATORS = {"tatoeba": tatoeba, "bucc": bucc, "sts": sts, "xnli": xnli}

@@ -31,9 +31,10 @@ from dataclasses import dataclass
 import torch
 
 from common.data.loaders import BuccSplit
-from common.eval.similarity import knn_both, normalize
+from common.eval.similarity import knn, knn_both, normalize
 
 SCORINGS = ("cosine", "ratio", "distance")
+RETRIEVALS = ("max", "forward")
 
 
 @dataclass(frozen=True)
@@ -43,11 +44,20 @@ class Candidate:
     score: float
 
 
-def mine(src_emb: torch.Tensor, trg_emb: torch.Tensor, k: int = 4, scoring: str = "ratio") -> list[tuple[int, int, float]]:
-    """Best-match candidates with one-to-one filtering, as (src row, trg row, score), best first."""
+def mine(src_emb: torch.Tensor, trg_emb: torch.Tensor, k: int = 4, scoring: str = "ratio",
+         retrieval: str = "max") -> list[tuple[int, int, float]]:
+    """Candidates as (src row, trg row, score), best first. ``retrieval="max"`` (LASER): best match in both
+    directions with one-to-one filtering; ``"forward"`` (VMSST's BUCC (cosine)): each source sentence's
+    best-scoring target, nothing else."""
     if scoring not in SCORINGS:
         raise ValueError(f"unknown scoring {scoring!r}; expected one of {SCORINGS}")
+    if retrieval not in RETRIEVALS:
+        raise ValueError(f"unknown retrieval {retrieval!r}; expected one of {RETRIEVALS}")
     x, y = normalize(src_emb), normalize(trg_emb)
+    if retrieval == "forward" and scoring == "cosine":
+        cos, idx = knn(x, y, 1)  # (Nx, 1) each
+        order = torch.argsort(cos[:, 0], descending=True, stable=True)
+        return [(int(i), int(idx[i, 0]), float(cos[i, 0])) for i in order.tolist()]
     fwd_cos, fwd_idx, bwd_cos, bwd_idx = knn_both(x, y, k)  # (Nx, k) x2, (Ny, k) x2
     x_mean, y_mean = fwd_cos.mean(1), bwd_cos.mean(1)  # (Nx,), (Ny,)
 
@@ -86,12 +96,13 @@ def dedup(sentences: dict[str, str]) -> tuple[list[str], dict[str, list[str]]]:
     return list(ids), ids
 
 
-def candidates_for_split(split: BuccSplit, embed, k: int = 4, scoring: str = "ratio", embed_trg=None) -> list[Candidate]:
+def candidates_for_split(split: BuccSplit, embed, k: int = 4, scoring: str = "ratio", embed_trg=None,
+                         retrieval: str = "max") -> list[Candidate]:
     """Mine ``split`` with ``embed(list[str]) -> (N, D)`` (``embed_trg`` for the target side when
     the languages have separate encoders, as in MoCo-BERT); returns ID-level candidates, best first."""
     src_texts, src_ids = dedup(split.src)
     trg_texts, trg_ids = dedup(split.trg)
-    mined = mine(embed(src_texts), (embed_trg or embed)(trg_texts), k=k, scoring=scoring)
+    mined = mine(embed(src_texts), (embed_trg or embed)(trg_texts), k=k, scoring=scoring, retrieval=retrieval)
     out = []
     for s, t, sc in mined:
         si, ti = src_ids[src_texts[s]], trg_ids[trg_texts[t]]
@@ -129,13 +140,26 @@ def apply_threshold(cands: list[Candidate], gold: set[tuple[str, str]], threshol
     return {"precision": p, "recall": r, "f1": f, "threshold": threshold, "n_predicted": len(predicted)}
 
 
-def evaluate_pair(tune: BuccSplit, test: BuccSplit, embed, k: int = 4, scoring: str = "ratio", embed_trg=None) -> dict:
+def source_outcomes(src_ids: list[str], cands: list[Candidate], gold: set[tuple[str, str]], threshold: float) -> dict:
+    """Per source sentence (in ``src_ids`` order): '1' where it has a gold pair, where its accepted candidate is
+    right (true positive) and where it is wrong (false positive). Precision, recall and F1 follow from the
+    sums over any resample of the sentences (the paired bootstrap of :mod:`common.report.claims`)."""
+    predicted = {c.src: c.trg for c in cands if c.score >= threshold}  # one-to-one: one candidate per source
+    gold_src = {s for s, _ in gold}
+    return {"gold": "".join("1" if s in gold_src else "0" for s in src_ids),
+            "tp": "".join("1" if (s, predicted.get(s)) in gold else "0" for s in src_ids),
+            "fp": "".join("1" if s in predicted and (s, predicted[s]) not in gold else "0" for s in src_ids)}
+
+
+def evaluate_pair(tune: BuccSplit, test: BuccSplit, embed, k: int = 4, scoring: str = "ratio", embed_trg=None,
+                  retrieval: str = "max") -> dict:
     """Pick the threshold on ``tune`` (its optimal F1 is reported too), apply it to ``test``."""
-    tune_c = candidates_for_split(tune, embed, k, scoring, embed_trg)
+    tune_c = candidates_for_split(tune, embed, k, scoring, embed_trg, retrieval)
     best = optimize_threshold(tune_c, tune.gold)
-    test_c = candidates_for_split(test, embed, k, scoring, embed_trg)
+    test_c = candidates_for_split(test, embed, k, scoring, embed_trg, retrieval)
     return {
         "tune": {**best, "n_gold": len(tune.gold), "n_candidates": len(tune_c)},
         "test": {**apply_threshold(test_c, test.gold, best["threshold"]), "n_gold": len(test.gold)},
-        "scoring": scoring, "k": k,
+        "test_items": source_outcomes(sorted(test.src), test_c, test.gold, best["threshold"]),
+        "scoring": scoring, "k": k, "retrieval": retrieval,
     }

@@ -24,7 +24,6 @@ from torch import nn
 from transformers import AutoModel, AutoModelForMaskedLM, BertConfig, BertForMaskedLM, BertModel, PreTrainedModel
 
 from common.models.pooling import pool
-from common.models.tokenizer import load_tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +90,18 @@ def build_encoder(spec: EncoderSpec, vocab_size: int | None = None) -> PreTraine
     return BertModel(_bert_config(spec, vocab_size), add_pooling_layer=False)
 
 
+def position_ids_like(embeddings: nn.Module, input_ids: torch.Tensor) -> torch.Tensor:
+    """(B, S) position ids that an encoder's own embedding layer gives ``input_ids``.
+
+    BERT numbers positions 0..S-1; RoBERTa / XLM-R number real tokens from ``padding_idx + 1``
+    (2 for XLM-R) and give padding ``padding_idx``; any embedding layer that defines
+    ``create_position_ids_from_input_ids`` is asked directly."""
+    if hasattr(embeddings, "create_position_ids_from_input_ids"):
+        return embeddings.create_position_ids_from_input_ids(input_ids, embeddings.padding_idx)
+    batch, length = input_ids.shape
+    return embeddings.position_ids[:, :length].expand(batch, length).to(input_ids.device)
+
+
 def mlm_head(mlm: PreTrainedModel) -> nn.Module:
     """The vocabulary prediction head of a masked-LM model (BERT: ``cls``; RoBERTa/XLM-R: ``lm_head``)."""
     for name in ("cls", "lm_head", "vocab_projector"):
@@ -136,7 +147,7 @@ class SentenceEncoder(nn.Module):
             json.dumps({"max_seq_length": max_seq_length, "do_lower_case": False}, indent=2))
 
     @classmethod
-    def load(cls, path: str | Path) -> "SentenceEncoder":
+    def load(cls, path: str | Path) -> SentenceEncoder:
         path = Path(path)
         pooling = "cls"
         pool_cfg = path / "1_Pooling" / "config.json"
@@ -146,27 +157,32 @@ class SentenceEncoder(nn.Module):
         return cls(AutoModel.from_pretrained(path, add_pooling_layer=False), pooling)
 
 
+def autocast(device: str | torch.device, precision: str):
+    """``torch.autocast`` for ``precision`` "bf16" / "fp16" on ``device``; a no-op context for "fp32"."""
+    if precision not in ("fp32", "bf16", "fp16"):
+        raise ValueError(f"unknown precision {precision!r}; expected fp32, bf16 or fp16")
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
+    return torch.autocast(torch.device(device).type, dtype=dtype, enabled=dtype is not None)
+
+
 @torch.no_grad()
 def encode_sentences(encoder: SentenceEncoder, tokenizer, sentences: list[str], *, batch_size: int = 128,
-                     max_length: int = 128, device: str | torch.device = "cpu") -> torch.Tensor:
-    """Embed sentences in length-sorted batches; returns (N, D) float32 in input order."""
+                     max_length: int = 128, device: str | torch.device = "cpu", precision: str = "fp32",
+                     projection: nn.Module | None = None) -> torch.Tensor:
+    """Embed sentences in length-sorted batches; returns (N, D) float32 in input order. ``precision`` "bf16"
+    runs the encoder under autocast (CPU AMX or GPU tensor cores); ``projection`` maps the pooled vector
+    (e.g. VMSST's mean of the semantic variable)."""
     encoder.eval()
     order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
-    out = torch.empty(len(sentences), encoder.backbone.config.hidden_size)
+    dim = projection.out_features if projection is not None else encoder.backbone.config.hidden_size
+    out = torch.empty(len(sentences), dim)
     for start in range(0, len(order), batch_size):
         idx = order[start:start + batch_size]
         batch = tokenizer([sentences[i] for i in idx], padding=True, truncation=True,
                           max_length=max_length, return_tensors="pt").to(device)
-        emb, _ = encoder(batch["input_ids"], batch["attention_mask"])
+        with autocast(device, precision):
+            emb, _ = encoder(batch["input_ids"], batch["attention_mask"])
+            if projection is not None:
+                emb = projection(emb)
         out[idx] = emb.float().cpu()
     return out
-
-
-def load_embedder(model_dir: str | Path, batch_size: int, max_length: int):
-    """``embed(list[str]) -> (N, D)`` with the saved encoder in ``model_dir`` and its tokenizer."""
-    encoder, tok = SentenceEncoder.load(model_dir), load_tokenizer(model_dir)
-
-    def embed(sentences: list[str]) -> torch.Tensor:
-        return encode_sentences(encoder, tok, sentences, batch_size=batch_size, max_length=max_length)
-
-    return embed

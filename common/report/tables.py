@@ -2,7 +2,7 @@
 
 Every table carries a caption saying which paper table it regenerates and notes saying
 which scale, data and models produced *our* numbers; ``None`` prints as "–" (not
-reported / not applicable).
+reported / not applicable); a value over several seeds prints as "mean ± sd".
 """
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ def fmt(value, digits: int = 1) -> str:
         return "–"
     if isinstance(value, float):
         return f"{value:.{digits}f}"
+    if hasattr(value, "sd"):  # common.report.results.Stat: mean ± sd over seeds
+        return f"{value.mean:.{digits}f} ± {value.sd:.{digits}f}"
     return str(value)
 
 
@@ -60,7 +62,8 @@ def to_csv(t: Table) -> str:
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(t.columns)
     for row in t.rows:
-        w.writerow(["" if v is None else (round(v, 4) if isinstance(v, float) else v) for v in row])
+        w.writerow(["" if v is None else round(v, 4) if isinstance(v, float) else fmt(v, 4) if hasattr(v, "sd") else v
+                    for v in row])
     return buf.getvalue()
 
 

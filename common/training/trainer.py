@@ -3,9 +3,10 @@
 The same code runs single-process on CPU, several CPU processes (gloo) and multi-GPU
 (NCCL, bf16/fp16): only ``TrainingArguments`` and the launcher differ. The model is any
 ``nn.Module`` whose ``forward(**batch)`` returns a dict with a scalar ``loss`` (other
-scalar entries are logged). ``collate(examples, generator)`` turns raw examples into a
-batch; its generator is seeded by (seed, step, rank), so random masking is reproduced
-exactly after a resume.
+scalar entries are logged); a model with an ``on_step(step)`` method is told the step
+before each one (a schedule inside the loss, e.g. VMSST's KL annealing, resumes exactly).
+``collate(examples, generator)`` turns raw examples into a batch; its generator is seeded by
+(seed, step, rank), so random masking is reproduced exactly after a resume.
 
 Checkpoints (``engine.save_checkpoint``) every ``save_every`` steps hold the model,
 optimizer, scheduler and RNG states; a killed run restarted with the same arguments
@@ -30,7 +31,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from common.distributed import ensure_process_group_env
+from common.distributed import ensure_process_group_env, process_group_teardown
 from common.io import write_json
 from common.training.sampler import StepSampler
 
@@ -38,6 +39,8 @@ log = logging.getLogger(__name__)
 
 
 PRECISIONS = ("fp32", "bf16", "fp16", "amp_bf16", "amp_fp16")
+LR_SCHEDULES = ("linear", "cosine", "constant", "inverse_sqrt")
+OPTIMIZERS = ("adamw", "adafactor")
 
 
 @dataclass(kw_only=True)
@@ -46,7 +49,8 @@ class LaunchArguments:
 
     max_steps: int | None = field(default=None, metadata={"help": "override the config's max_steps"})
     stop_after: int | None = field(default=None, metadata={"help": "stop (as if killed) after this step; for tests"})
-    local_rank: int = field(default=-1, metadata={"help": "set by the deepspeed launcher (the trainer reads LOCAL_RANK)"})
+    local_rank: int = field(default=-1,
+                            metadata={"help": "set by the deepspeed launcher (the trainer reads LOCAL_RANK)"})
 
 
 @dataclass
@@ -56,7 +60,9 @@ class TrainingArguments:
     global_batch_size: int
     learning_rate: float
     warmup_steps: int = 0
-    lr_schedule: str = "linear"  # linear | cosine | constant (after warm-up)
+    lr_schedule: str = "linear"  # linear | cosine | constant | inverse_sqrt (after warm-up)
+    optimizer: str = "adamw"  # adamw | adafactor (VMSST section 6.4)
+    gradient_checkpointing: bool = False  # recompute activations in the backward pass (less memory, more time)
     weight_decay: float = 0.0
     grad_clip: float = 1.0
     seed: int = 1
@@ -73,7 +79,7 @@ class TrainingArguments:
     stop_after: int | None = None  # testing hook: exit (as if killed) after this step
 
     @classmethod
-    def from_config(cls, training: dict, *, output_dir: str, seed: int, **overrides) -> "TrainingArguments":
+    def from_config(cls, training: dict, *, output_dir: str, seed: int, **overrides) -> TrainingArguments:
         """From a paper config's ``training`` section (keys absent there take the defaults above;
         keys that are not arguments, such as ``gpus`` or ``max_length``, are ignored);
         ``overrides`` (None values skipped) win over the config."""
@@ -83,8 +89,10 @@ class TrainingArguments:
         return cls(output_dir=output_dir, seed=seed, **kwargs)
 
     def __post_init__(self) -> None:
-        if self.lr_schedule not in ("linear", "cosine", "constant"):
-            raise ValueError(f"unknown lr_schedule {self.lr_schedule!r}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"unknown lr_schedule {self.lr_schedule!r}; expected one of {LR_SCHEDULES}")
+        if self.optimizer not in OPTIMIZERS:
+            raise ValueError(f"unknown optimizer {self.optimizer!r}; expected one of {OPTIMIZERS}")
         if self.precision not in PRECISIONS:
             raise ValueError(f"unknown precision {self.precision!r}")
 
@@ -96,17 +104,28 @@ def seed_everything(seed: int) -> None:
 
 
 def lr_lambda(args: TrainingArguments) -> Callable[[int], float]:
+    """Multiplier of the peak learning rate at a step: linear warm-up, then linear / cosine decay to zero, constant,
+    or inverse square root (Vaswani et al. 2017: proportional to 1 / sqrt(step) after the warm-up)."""
     def f(step: int) -> float:
         if step < args.warmup_steps:
             return (step + 1) / args.warmup_steps
         if args.lr_schedule == "constant":
             return 1.0
+        if args.lr_schedule == "inverse_sqrt":
+            return (max(1, args.warmup_steps) / (step + 1)) ** 0.5
         progress = (step - args.warmup_steps) / max(1, args.max_steps - args.warmup_steps)
         if args.lr_schedule == "cosine":
             return 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
         return max(0.0, 1.0 - progress)
 
     return f
+
+
+def build_optimizer(model: nn.Module, args: TrainingArguments) -> torch.optim.Optimizer:
+    groups = _param_groups(model, args.weight_decay)
+    if args.optimizer == "adafactor":  # Shazeer & Stern 2018 (torch.optim.Adafactor); the schedule sets the lr
+        return torch.optim.Adafactor(groups, lr=args.learning_rate)
+    return torch.optim.AdamW(groups, lr=args.learning_rate)
 
 
 def _param_groups(model: nn.Module, weight_decay: float) -> list[dict]:
@@ -156,7 +175,11 @@ class Trainer:
 
         self.rank, self.world = dist.get_rank(), dist.get_world_size()
         seed_everything(self.args.seed + self.rank)
-        optimizer = torch.optim.AdamW(_param_groups(self.model, self.args.weight_decay), lr=self.args.learning_rate)
+        if self.args.gradient_checkpointing:
+            for m in self.model.modules():
+                if hasattr(m, "gradient_checkpointing_enable"):
+                    m.gradient_checkpointing_enable()
+        optimizer = build_optimizer(self.model, self.args)
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda(self.args))
         engine, _, _, _ = deepspeed.initialize(model=self.model, optimizer=optimizer, lr_scheduler=scheduler,
                                                config=deepspeed_config(self.args, self.world))
@@ -222,7 +245,13 @@ class Trainer:
                                "delete that folder to start over, or restore the arguments to resume")
 
     def train(self) -> dict:
-        self._init_engine()
+        """Train to ``max_steps`` (or ``stop_after``), resuming from the newest checkpoint; the
+        process group is torn down on every exit path (``process_group_teardown``)."""
+        with process_group_teardown():
+            self._init_engine()
+            return self._train()
+
+    def _train(self) -> dict:
         self._check_resumable()
         if self.rank == 0:
             self.out.mkdir(parents=True, exist_ok=True)
@@ -235,7 +264,10 @@ class Trainer:
         t0, last = time.time(), {}
         device = self.engine.device
         self.engine.train()
+        on_step = getattr(self.unwrap(), "on_step", None)  # models whose loss depends on the step (KL annealing)
         while step < self.args.max_steps:
+            if on_step is not None:
+                on_step(step)
             gen = torch.Generator().manual_seed(self.args.seed * 7919 + step * 104729 + self.rank)
             batch = self.collate([self.examples[i] for i in self.sampler.local_indices(step)], gen)
             batch = {k: v.to(device) if torch.is_tensor(v) else v for k, v in batch.items()}
@@ -247,7 +279,8 @@ class Trainer:
             if step % self.args.log_every == 0 or step == self.args.max_steps:
                 last = self._mean_over_ranks({k: v for k, v in out.items() if torch.is_tensor(v) and v.ndim == 0})
             if self.rank == 0 and (step % self.args.log_every == 0 or step == self.args.max_steps):
-                rec = {"step": step, "lr": self.scheduler.get_last_lr()[0], "elapsed_s": round(time.time() - t0, 3), **last}
+                rec = {"step": step, "lr": self.scheduler.get_last_lr()[0], "elapsed_s": round(time.time() - t0, 3),
+                       **last}
                 with open(self.out / "metrics.jsonl", "a", encoding="utf-8") as fh:
                     fh.write(json.dumps(rec) + "\n")
             if self.args.save_every and step % self.args.save_every == 0 and step < self.args.max_steps:

@@ -4,6 +4,10 @@ An example is ``(non_english, english, language_id)``. Source and target are pad
 one common length so that the RTL direction can be chosen per example. All randomness
 (TLM corruption, which target tokens RTL reconstructs when rho < 1) comes from the
 generator the trainer passes in, seeded by (seed, step, rank).
+
+TLM (eq. 2, Conneau & Lample 2019): ``[CLS] x [SEP] y [SEP]``; each non-special token is
+chosen with probability ``tlm_mask_prob`` and then replaced by [MASK] (80 %), a random token
+(10 %) or kept (10 %), BERT's recipe; the loss is on the chosen tokens only.
 """
 from __future__ import annotations
 
@@ -53,6 +57,10 @@ class DAPCollator:
                 "tlm_token_type_ids": types, "tlm_labels": labels}
 
     def _rtl(self, src_ids, trg_ids, src_att, trg_att, langs: list[int], gen: torch.Generator) -> dict:
+        """The RTL head's targets. ``rtl_labels`` hold the reconstructed side's word pieces (CLS dropped,
+        specials and padding -100) at the positions chosen with probability rho (at least one per
+        sentence); ``rtl_keep`` marks the other real positions, whose contextual states the model feeds
+        to the head unmasked (section 5.2's leakage); every real position gets a [MASK] input id."""
         B, S = src_ids.shape
         if self.direction == "xx2en":
             from_en = torch.zeros(B, dtype=torch.long)
@@ -69,12 +77,13 @@ class DAPCollator:
         if none.any():
             noise = torch.rand(target.shape, generator=gen).masked_fill(~real, -1.0)
             chosen[none, noise[none].argmax(1)] = True
-        inputs = torch.where(chosen, torch.full_like(target, self.tok.mask_token_id), target)
+        inputs = torch.where(real, torch.full_like(target, self.tok.mask_token_id),
+                             torch.full_like(target, self.tok.pad_token_id))
         labels = torch.where(chosen, target, torch.full_like(target, -100))
         lang = torch.tensor(langs, dtype=torch.long)
         english = torch.full_like(lang, ENGLISH_ID)
         return {
             "rtl_from_en": from_en, "rtl_input_ids": inputs, "rtl_attention_mask": real.long(),
-            "rtl_position_ids": torch.arange(1, S).expand(B, S - 1).clone(), "rtl_labels": labels,
+            "rtl_keep": real & ~chosen, "rtl_labels": labels,
             "rtl_src_lang": torch.where(fe[:, 0], english, lang), "rtl_trg_lang": torch.where(fe[:, 0], lang, english),
         }

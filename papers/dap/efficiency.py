@@ -22,19 +22,19 @@ from torch.utils.flop_counter import FlopCounterMode
 from common.config import load_paper_config
 from common.io import read_json, write_json
 from common.models.tokenizer import load_tokenizer
-from papers.dap.data import DAPCollator
-from papers.dap.train import RunArguments, build, load_examples
+from papers.dap import variants
+from papers.dap.train import build_model, collator, language_ids, load_examples
 
 VARIANTS = ("tr", "tr_tlm", "dap")
 
 
 def measure(cfg: dict, init: str, variant: str, tokenizer, examples, num_languages: int, batch_size: int,
             repeats: int, device: str) -> dict:
-    run = RunArguments(scale=cfg["scale"], variant=variant, init=init, seed=1, corpus="", tokenizer="", output_dir="")
-    model, method = build(cfg, run, tokenizer, num_languages)
+    method = variants.resolve(variant, cfg["dap"])
+    torch.manual_seed(1)
+    model = build_model(cfg, method, init, tokenizer, num_languages)
     model.to(device).train()
-    collate = DAPCollator(tokenizer, cfg["training"]["max_length"], method["objectives"], rho=method["rho"],
-                          direction=method["direction"])
+    collate = collator(cfg, method, tokenizer)
     batch = collate(examples[:batch_size], torch.Generator().manual_seed(0))
     batch = {k: v.to(device) for k, v in batch.items()}
     with FlopCounterMode(display=False) as counter:
@@ -70,7 +70,8 @@ def main(argv: list[str] | None = None) -> None:
     cfg = load_paper_config("dap", a.scale)
     threads = int(os.environ.get("OMP_NUM_THREADS", cfg["training"].get("threads", 1)))
     torch.set_num_threads(threads)
-    examples, lang_ids = load_examples(read_json(a.corpus))
+    manifest = read_json(a.corpus)
+    examples, lang_ids = load_examples(manifest), language_ids(manifest)
     tok = load_tokenizer(a.tokenizer)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     e = cfg["efficiency"]

@@ -21,7 +21,7 @@ from torch import nn
 from transformers import PreTrainedModel
 
 from common.losses import TranslationRankingLoss
-from common.models.encoder import SentenceEncoder, mlm_head
+from common.models.encoder import SentenceEncoder, mlm_head, position_ids_like
 from papers.dap.rtl import RTLHead, rtl_loss
 
 
@@ -37,10 +37,12 @@ class DAPModel(nn.Module):
         self.encoder = SentenceEncoder(mlm.base_model, pooling)
         self.tr = TranslationRankingLoss(temperature=temperature, margin=margin)
         self.mlm_head = mlm_head(mlm) if "tlm" in objectives else None
-        self.rtl = RTLHead(mlm, rtl_layers, num_languages if direction != "xx2en" else 0) if "rtl" in objectives else None
+        self.rtl = (RTLHead(mlm, rtl_layers, num_languages if direction != "xx2en" else 0)
+                    if "rtl" in objectives else None)
         self.direction, self.rtl_weight, self.tlm_weight = direction, rtl_weight, tlm_weight
 
     def forward(self, src_input_ids, src_attention_mask, trg_input_ids, trg_attention_mask, **extra) -> dict:
+        extra = {**extra, "src_input_ids": src_input_ids, "trg_input_ids": trg_input_ids}
         src_vec, src_h = self.encoder(src_input_ids, src_attention_mask)  # (B, D), (B, S, D)
         trg_vec, trg_h = self.encoder(trg_input_ids, trg_attention_mask)
         loss_tr = self.tr(src_vec, trg_vec)
@@ -61,10 +63,14 @@ class DAPModel(nn.Module):
     def _rtl(self, src_h, src_mask, trg_h, trg_mask, extra) -> torch.Tensor:
         # rtl_from_en: (B,) 1 where the head reconstructs the non-English side from the English one.
         from_en = extra["rtl_from_en"].bool()
-        states = torch.where(from_en[:, None, None], trg_h, src_h)[:, 1:]  # (B, S-1, D), CLS dropped
+        fe = from_en[:, None, None]
+        states = torch.where(fe, trg_h, src_h)[:, 1:]  # (B, S-1, D): the side read, CLS dropped
         mask = torch.where(from_en[:, None], trg_mask, src_mask)[:, 1:]  # (B, S-1)
-        logits = self.rtl(states, mask, extra["rtl_input_ids"], extra["rtl_attention_mask"],
-                          extra["rtl_position_ids"], extra.get("rtl_src_lang"), extra.get("rtl_trg_lang"))
+        target_states = torch.where(fe, src_h, trg_h)[:, 1:]  # (B, S-1, D): the side reconstructed
+        target_ids = torch.where(from_en[:, None], extra["src_input_ids"], extra["trg_input_ids"])  # (B, S)
+        positions = position_ids_like(self.rtl.embeddings, target_ids)[:, 1:]  # the encoder's own numbering
+        logits = self.rtl(states, mask, extra["rtl_input_ids"], extra["rtl_attention_mask"], positions,
+                          target_states, extra.get("rtl_keep"), extra.get("rtl_src_lang"), extra.get("rtl_trg_lang"))
         labels = extra["rtl_labels"]
         if self.direction != "both":
             return rtl_loss(logits, labels)

@@ -4,249 +4,258 @@ Outputs in ``figures/dap/<scale>/``: Table 1 (Tatoeba groups), Tables 2-3 (BUCC)
 Table 4 (XNLI), Table 5 (RTL direction), Figure 3 (reconstruction ratio), Figure 4
 (head depth), Table 6 (FLOPs and latency), Tables 7-8 (per-language Tatoeba), a
 ``claims`` summary (does DAP beat TR here?) and ``README.md`` indexing them.
+Tables 2, 3, 5 and the data of Figures 3-4 are specs (:mod:`common.report.specs`).
 """
 from __future__ import annotations
 
-import argparse
-import logging
-import statistics
+from functools import partial
 from pathlib import Path
 
-import yaml
-
 from common.config import load_paper_config
-from common.eval.tatoeba import TO_ISO1, XTREME_36
+from common.eval.tasks import get_task
+from common.eval.tatoeba import LATIN_SCRIPT, TO_ISO1, XTREME_36
 from common.io import read_json
+from common.report.claims import item_metric, paired_bootstrap, verdict
+from common.report.cli import ReportContext, main
 from common.report.figures import panels
-from common.report.index import write_index
-from common.report.tables import Table, write_table
+from common.report.results import stat
+from common.report.specs import Col, Ref, Row, TableSpec
+from common.report.tables import Table
+from papers.dap.runs import TASKS, registry
 from papers.dap.variants import MAIN, ablation_variants
 
-log = logging.getLogger("papers.dap.report")
 HERE = Path(__file__).parent
+TATOEBA, BUCC, XNLI = TASKS
 LABEL = {"tr": "TR", "tr_tlm": "TR+TLM", "dap": "DAP"}
 PAPER_INIT = {"mbert": "mBERT", "xlmr": "XLM-R"}
-BUCC_PAIRS = ("fr-en", "de-en", "ru-en", "zh-en")
-
-
-class Results:
-    def __init__(self, root: Path, cfg: dict):
-        self.root, self.cfg = root, cfg
-
-    def get(self, init: str, variant: str, task: str, seeds: list[int] | None = None) -> list[dict]:
-        seeds = seeds or (self.cfg["seeds"] if variant in MAIN else [self.cfg["ablation_seed"]])
-        return [read_json(self.root / "eval" / init / variant / f"seed{s}" / f"{task}.json")["scores"] for s in seeds]
-
-
-def mean(values: list) -> float | None:
-    values = [v for v in values if v is not None]
-    return statistics.fmean(values) if values else None
 
 
 def paper_models(init: str) -> list[str]:
-    """Paper model families to show beside an initialisation: the same one, or both for from-scratch."""
+    """Paper model families to show beside an initialisation: the same one, or both for others."""
     return [PAPER_INIT[init]] if init in PAPER_INIT else ["mBERT", "XLM-R"]
 
 
-def _tatoeba_metric(scores: dict) -> tuple[float, str]:
-    """Section 5's Tatoeba number: mean over the 36 XTREME languages and both directions,
-    or over every evaluated language when the 36 are not all present (smoke scale)."""
-    g = scores["groups"]
-    return (g["36"]["both"], "36 langs") if g["36"]["both"] is not None else (g["all"]["both"], "all langs")
+def section5_tatoeba(ctx: ReportContext) -> tuple[str, str]:
+    """Section 5's Tatoeba number: mean over the 36 XTREME languages and both directions, or over
+    every evaluated language when the 36 are not all present (smoke scale): (metric path, name)."""
+    groups = ctx.store.first("dap", TATOEBA)["groups"]
+    return ("groups.36.both", "36 langs") if groups["36"]["both"] is not None else ("groups.all.both", "all langs")
 
 
-def build_tables(res: Results, reported: dict, manifest: dict, eff: dict, cfg: dict, scale: str) -> list[Table]:
-    inits = list(cfg["encoders"])
-    seeds = cfg["seeds"]
-    where = (f"Ours: scale '{scale}' — {cfg['description'].strip()} Seeds {seeds} (mean). "
-             f"Leakage rule dropped {manifest['leakage']['dropped_total']} training pairs.")
-    tables = []
+def where(ctx: ReportContext) -> str:
+    return (f"Ours: scale '{ctx.scale}' — {ctx.cfg['description'].strip()} Seeds {ctx.cfg['seeds']} (mean). "
+            f"Leakage rule dropped {ctx.manifest['leakage']['dropped_total']} training pairs.")
 
-    # ---------------------------------------------------------------- Table 1
+
+def table1(ctx: ReportContext) -> Table:
     rows = []
+    rep = ctx.reported["table1_tatoeba"]
     for d, dname in (("xx2en", "xx→en"), ("en2xx", "en→xx")):
-        for init in inits:
+        for init in ctx.store.registry.inits():
             for v in MAIN:
-                runs = res.get(init, v, "tatoeba")
+                runs = ctx.store.scores(v, TATOEBA, init)
                 for gi, group in enumerate(("14", "28", "36", "all")):
-                    ours = mean([r["groups"][group][d] for r in runs])
-                    paper = [reported["table1_tatoeba"][d].get(f"{pm}+{LABEL[v]}", [None] * 3)[gi] if gi < 3 else None
+                    ours = stat([r["groups"][group][d] for r in runs])
+                    paper = [rep[d].get(f"{pm}+{LABEL[v]}", [None] * 3)[gi] if gi < 3 else None
                              for pm in paper_models(init)]
                     n = runs[0]["groups"][group]["n_languages"]
-                    rows.append([dname, f"{init}+{LABEL[v]}", f"{group} ({n})" if group == "all" else group, ours, *paper])
-                trained = runs[0]["trained_languages"]  # not a paper group: where this scale had training data
-                ours = mean([mean([r["per_language"][l][d] for l in trained]) for r in runs]) if trained else None
-                rows.append([dname, f"{init}+{LABEL[v]}", f"with training data ({len(trained)})", ours,
-                             *[None for _ in paper_models(init)]])
-    pm_cols = [f"paper {pm}" for pm in paper_models(inits[0])]
-    tables.append(Table("table1_tatoeba", "Table 1: average Tatoeba retrieval accuracy (%)",
-                        ["direction", "model", "languages", "ours", *pm_cols], rows,
-                        [where, "Groups: 14 = LASER/XNLI languages, 28 = XTREME languages with 1000 pairs, 36 = XTREME; "
-                         "'–' for ours = a language of the group is not evaluated at this scale.",
-                         f"Languages with training data at this scale: {', '.join(manifest['train_languages'])}; all others are zero-shot."]))
+                    label = f"{group} ({n})" if group == "all" else group
+                    rows.append([dname, f"{init}+{LABEL[v]}", label, ours, *paper])
+                # not paper groups: where this scale had training data, and its Latin-script part
+                for group, name in (("trained", "with training data"),
+                                    ("trained_latin", "Latin-script with training data")):
+                    n = runs[0]["groups"][group]["n_languages"]
+                    ours = stat([r["groups"][group][d] for r in runs])
+                    none = [None for _ in paper_models(init)]
+                    rows.append([dname, f"{init}+{LABEL[v]}", f"{name} ({n})", ours, *none])
+    inits = ctx.store.registry.inits()
+    return Table("table1_tatoeba", "Table 1: average Tatoeba retrieval accuracy (%)",
+                 ["direction", "model", "languages", "ours", *[f"paper {pm}" for pm in paper_models(inits[0])]], rows,
+                 [where(ctx), "Groups: 14 = LASER/XNLI languages, 28 = XTREME languages with 1000 pairs, 36 = XTREME; "
+                  "'–' for ours = a language of the group is not evaluated at this scale.",
+                  f"Languages with training data at this scale: {', '.join(ctx.manifest['train_languages'])}; "
+                  "all others are zero-shot."])
 
-    # ---------------------------------------------------------------- Tables 2 and 3
-    for key, part, title in (("table2_bucc_training", "tune", "Table 2: BUCC on the threshold-tuning split, optimal threshold"),
-                             ("table3_bucc_test", "test", "Table 3: BUCC test split with the threshold from the tuning split")):
-        rows = []
-        for init in inits:
-            for v in MAIN:
-                runs = res.get(init, v, "bucc")
-                for pair in runs[0]["per_pair"]:
-                    ours = [mean([r["per_pair"][pair][part][m] for r in runs]) for m in ("precision", "recall", "f1")]
-                    paper = []
-                    for pm in paper_models(init):
-                        paper += (reported[key].get(f"{pm}+{LABEL[v]}", {}).get(pair) or [None] * 3)
-                    rows.append([f"{init}+{LABEL[v]}", pair, *ours, *paper])
-                rows.append([f"{init}+{LABEL[v]}", "avg F1", None, None, mean([r[f"{part}_avg_f1"] for r in runs]),
-                             *[x for pm in paper_models(init) for x in (None, None, reported[key].get(f"{pm}+{LABEL[v]}", {}).get("avg_f1"))]])
-        cols = ["model", "pair", "P", "R", "F"] + [f"{pm} {m}" for pm in paper_models(inits[0]) for m in ("P", "R", "F")]
-        b = cfg["eval"]["bucc"]
-        tables.append(Table(key, title, cols, rows, [
-            where, f"Scoring: {b['scoring']} margin, k={b['k']}, best match with one-to-one filtering; threshold tuned on "
-                   f"'{b['tune_split']}', applied to '{b['test_split']}'.",
-            "BUCC data: " + ("synthetic (common.data.synthetic)" if manifest["kind"] == "synthetic" else
-                             "BUCC-style benchmark built from held-out real translations (stsb-multi-mt dev, XNLI dev), "
-                             "about 3.5% gold, real BUCC file format; not the BUCC 2018 corpora, so values are not comparable in level.")]))
 
-    # ---------------------------------------------------------------- Table 4
+def bucc_table(ctx: ReportContext, key: str, part: str, title: str) -> TableSpec:
+    """Tables 2-3: P, R, F per language pair and the average, ours beside each paper model's."""
+    inits = ctx.store.registry.inits()
+    pairs = list(ctx.store.first("dap", BUCC, inits[0])["per_pair"])
+    rep = ctx.reported[key]
     rows = []
-    langs = None
     for init in inits:
         for v in MAIN:
-            runs = res.get(init, v, "xnli")
+            name = f"{init}+{LABEL[v]}"
+            for pair in pairs:
+                paper = [x for pm in paper_models(init)
+                         for x in (rep.get(f"{pm}+{LABEL[v]}", {}).get(pair) or [None] * 3)]
+                rows.append(Row((name, pair), v, init, {"prefix": f"per_pair.{pair}.{part}"}, tuple(paper)))
+            paper = [x for pm in paper_models(init)
+                     for x in (None, None, rep.get(f"{pm}+{LABEL[v]}", {}).get("avg_f1"))]
+            rows.append(Row((name, "avg"), v, init, {"prefix": part}, tuple(paper)))
+    cols = [Col(m, BUCC, f"{{prefix}}.{k}") for m, k in (("P", "precision"), ("R", "recall"), ("F", "f1"))]
+    cols += [Ref(f"{pm} {m}", i) for i, (pm, m) in enumerate((pm, m) for pm in paper_models(inits[0]) for m in "PRF")]
+    s = ctx.store.first("dap", BUCC, inits[0])
+    return TableSpec(key, title, ["model", "pair"], cols, rows, [
+        where(ctx), f"Task {BUCC}: {s['scoring']} margin, k={s['k']}, best match with one-to-one filtering; "
+                    f"threshold tuned on '{s['tune_split']}', applied to '{s['test_split']}'. 'avg' rows: mean P, R, F "
+                    "over the pairs.", "BUCC data: " + bucc_data_note(ctx.manifest)])
+
+
+def bucc_data_note(manifest: dict) -> str:
+    if manifest["kind"] == "synthetic":
+        return "synthetic (common.data.synthetic)."
+    if manifest["kind"] != "mini":
+        return "BUCC 2018."
+    shares = "; ".join(f"{p} {v['test']['gold']} gold in {v['test']['source_sentences']} / "
+                       f"{v['test']['english_sentences']} sentences" for p, v in manifest["bucc_benchmark"].items())
+    return ("a BUCC-style benchmark of held-out real translations hidden among non-parallel sentences "
+            f"(common/data/bucc_mini.py; test splits: {shares}), real BUCC file format; not the BUCC 2018 corpora, "
+            "so values are not comparable in level.")
+
+
+def table4(ctx: ReportContext) -> Table:
+    rows, langs = [], None
+    rep = ctx.reported["table4_xnli"]
+    for init in ctx.store.registry.inits():
+        for v in MAIN:
+            runs = ctx.store.scores(v, XNLI, init)
             langs = list(runs[0]["accuracy"])
-            ours = [mean([r["accuracy"][l] for r in runs]) for l in langs] + [mean([r["average"] for r in runs])]
+            ours = [stat([r["accuracy"][lang] for r in runs]) for lang in langs] + [stat([r["average"] for r in runs])]
             rows.append([f"{init}+{LABEL[v]}", "ours", *ours])
             for pm in paper_models(init):
-                rep = reported["table4_xnli"].get(f"{pm}+{LABEL[v]}")
-                if rep:
-                    by_lang = dict(zip(reported["table4_xnli"]["languages"] + ["avg"], rep))
-                    rows.append([f"{pm}+{LABEL[v]}", "paper", *[by_lang.get(l) for l in langs], by_lang["avg"]])
-    tables.append(Table("table4_xnli", "Table 4: XNLI accuracy (%), English fine-tuning, zero-shot transfer",
-                        ["model", "source", *langs, "avg"], rows,
-                        [where, "Protocol here: " + res.get(inits[0], "dap", "xnli")[0]["protocol"] + "."]))
+                if rep.get(f"{pm}+{LABEL[v]}"):
+                    by_lang = dict(zip(rep["languages"] + ["avg"], rep[f"{pm}+{LABEL[v]}"]))
+                    rows.append([f"{pm}+{LABEL[v]}", "paper", *[by_lang.get(lang) for lang in langs], by_lang["avg"]])
+    protocol = ctx.store.first("dap", XNLI)["protocol"]
+    return Table("table4_xnli", "Table 4: XNLI accuracy (%), English fine-tuning, zero-shot transfer",
+                 ["model", "source", *langs, "avg"], rows, [where(ctx), f"Protocol here: {protocol}."])
 
-    # ---------------------------------------------------------------- ablations
-    init = inits[0]
-    abl = ablation_variants(cfg["ablations"], cfg["dap"])
 
-    def section5(variant: str) -> dict:
-        t = res.get(init, variant, "tatoeba")[0]
-        tat, tat_name = _tatoeba_metric(t)
-        return {"tatoeba": tat, "bucc": res.get(init, variant, "bucc")[0]["test_avg_f1"],
-                "xnli": res.get(init, variant, "xnli")[0]["average"], "tatoeba_over": tat_name}
+def section5_cols(ctx: ReportContext) -> list[Col]:
+    tat, _ = section5_tatoeba(ctx)
+    return [Col("Tatoeba ours", TATOEBA, tat), Col("BUCC F1 ours", BUCC), Col("XNLI ours", XNLI)]
 
-    rows = []
-    for value, variant in abl.get("direction", []):
-        s, p = section5(variant), reported["table5_direction"][value]
-        rows.append([value.replace("2", "→"), s["tatoeba"], p["tatoeba"], s["bucc"], p["bucc"], s["xnli"], p["xnli"]])
-    tat_over = section5("dap")["tatoeba_over"]
-    tables.append(Table("table5_direction", "Table 5: RTL direction (section 5.1)",
-                        ["direction", f"Tatoeba ours ({tat_over}, both dirs)", "Tatoeba paper (mBERT)", "BUCC F1 ours",
-                         "BUCC F1 paper", "XNLI ours", "XNLI paper"], rows,
-                        [where, f"Ours: init '{init}', seed {cfg['ablation_seed']}. Paper: mBERT, 36 languages."]))
-    figures = {}
-    for axis, key, xlabel, name in (("rho", "figure3_rho", "reconstruction ratio ρ", "figure3_rho"),
-                                    ("rtl_layers", "figure4_depth", "RTL head layers K", "figure4_depth")):
-        pts = abl.get(axis, [])
-        vals = [section5(v) for _, v in pts]
-        xs = [x for x, _ in pts]
-        metrics = {"Tatoeba": [v["tatoeba"] for v in vals], "BUCC F1": [v["bucc"] for v in vals],
-                   "XNLI": [v["xnli"] for v in vals]}
-        d = reported[key]["default"]
-        figures[name] = (xs, {f"ours ({init}, {scale})": metrics},
-                         {"Tatoeba": (d["value"], d["tatoeba"]), "BUCC F1": (d["value"], d["bucc"]), "XNLI": (d["value"], d["xnli"])},
-                         xlabel, f"{name.replace('figure', 'Figure ').split('_')[0]} (DAP, section 5): paper's claim: "
-                         f"{reported[key]['claim']}. Red star: the paper's reported default.")
-        rows = [[str(x), metrics["Tatoeba"][i], metrics["BUCC F1"][i], metrics["XNLI"][i],
-                 d["tatoeba"] if x == d["value"] else None, d["bucc"] if x == d["value"] else None,
-                 d["xnli"] if x == d["value"] else None] for i, x in enumerate(xs)]
-        tables.append(Table(name, f"{name.replace('figure', 'Figure ').split('_')[0]}: values behind the plot ({xlabel})",
-                            [xlabel, "Tatoeba ours", "BUCC F1 ours", "XNLI ours", "Tatoeba paper", "BUCC paper", "XNLI paper"],
-                            rows, [where, f"Paper claim: {reported[key]['claim']}. The paper prints only the default point."]))
 
-    # ---------------------------------------------------------------- Table 6
+def table5(ctx: ReportContext) -> TableSpec:
+    init, seed = ctx.store.registry.inits()[0], ctx.cfg["ablation_seed"]
+    rep = ctx.reported["table5_direction"]
+    rows = [Row((value.replace("2", "→"),), variant, init, reported=(rep[value]["tatoeba"], rep[value]["bucc"],
+                                                                     rep[value]["xnli"]), seeds=(seed,))
+            for value, variant in ablation_variants(ctx.cfg["ablations"], ctx.cfg["dap"]).get("direction", [])]
+    t, b, x = section5_cols(ctx)
+    _, over = section5_tatoeba(ctx)
+    return TableSpec("table5_direction", "Table 5: RTL direction (section 5.1)", ["direction"],
+                     [Col(f"Tatoeba ours ({over}, both dirs)", t.task, t.metric), Ref("Tatoeba paper (mBERT)", 0),
+                      Col("BUCC F1 ours", b.task), Ref("BUCC F1 paper", 1), Col("XNLI ours", x.task),
+                      Ref("XNLI paper", 2)],
+                     rows, [where(ctx), f"Ours: init '{init}', seed {seed}. Paper: mBERT, 36 languages."])
+
+
+def ablation_figure(ctx: ReportContext, axis: str, key: str, xlabel: str) -> tuple[TableSpec, dict]:
+    """Figures 3-4: the table of values behind the plot (a spec) and the plot itself."""
+    init, seed = ctx.store.registry.inits()[0], ctx.cfg["ablation_seed"]
+    points = ablation_variants(ctx.cfg["ablations"], ctx.cfg["dap"]).get(axis, [])
+    d, claim = ctx.reported[key]["default"], ctx.reported[key]["claim"]
+    label = key.replace("figure", "Figure ").split("_")[0]
+    rows = [Row((str(x),), v, init, reported=(d["tatoeba"], d["bucc"], d["xnli"]) if x == d["value"] else (),
+                seeds=(seed,)) for x, v in points]
+    cols = section5_cols(ctx) + [Ref("Tatoeba paper", 0), Ref("BUCC paper", 1), Ref("XNLI paper", 2)]
+    spec = TableSpec(key, f"{label}: values behind the plot ({xlabel})", [xlabel], cols, rows,
+                     [where(ctx), f"Paper claim: {claim}. The paper prints only the default point."])
+    values = {name: [spec.cell(ctx.store, r, c) for r in rows] for name, c in zip(("Tatoeba", "BUCC F1", "XNLI"), cols)}
+    plot = partial(panels, [x for x, _ in points], {f"ours ({init}, {ctx.scale})": values},
+                   {name: (d["value"], d[key]) for name, key in (("Tatoeba", "tatoeba"), ("BUCC F1", "bucc"),
+                                                                 ("XNLI", "xnli"))},
+                   xlabel, f"{label} (DAP, section 5): paper's claim: {claim}. Red star: the paper's reported default.")
+    return spec, {key: lambda out: plot(out / key)}
+
+
+def table6(ctx: ReportContext) -> Table:
+    eff = read_json(ctx.results / "efficiency" / f"{ctx.store.registry.inits()[0]}.json")
+    rep = ctx.reported["table6_efficiency"]
     rows = []
     for v in MAIN:
-        e = eff["variants"][v]
-        p = reported["table6_efficiency"][f"mBERT+{LABEL[v]}"]
-        p_tr = reported["table6_efficiency"]["mBERT+TR"]
-        rows.append([LABEL[v], f"{e['forward_flops_per_sample']:.3g}", e["latency_ms_per_sample"], e["flops_ratio_to_tr"],
-                     e["latency_ratio_to_tr"], f"{p['gflops'] * 1e9:.3g}", p["latency_ms"], p["gflops"] / p_tr["gflops"],
-                     p["latency_ms"] / p_tr["latency_ms"]])
-    tables.append(Table("table6_efficiency", "Table 6: forward FLOPs and training latency per sample",
-                        ["method", "FLOPs/sample ours", "ms ours", "FLOPs ×TR ours", "latency ×TR ours", "FLOPs/sample paper",
-                         "ms paper", "FLOPs ×TR paper", "latency ×TR paper"], rows,
-                        [where, f"Ours measured by the workflow: init '{eff['init']}', batch {eff['batch_size']}, length "
-                                f"{eff['max_length']}, {eff['device']} ({eff['threads']} threads), median of {eff['repeats']} steps. "
-                                "Paper: mBERT-base, batch 512 on 8 V100. Compare the ratios, not the absolute values."]))
+        e, p, p_tr = eff["variants"][v], rep[f"mBERT+{LABEL[v]}"], rep["mBERT+TR"]
+        rows.append([LABEL[v], f"{e['forward_flops_per_sample']:.3g}", e["latency_ms_per_sample"],
+                     e["flops_ratio_to_tr"], e["latency_ratio_to_tr"], f"{p['gflops'] * 1e9:.3g}", p["latency_ms"],
+                     p["gflops"] / p_tr["gflops"], p["latency_ms"] / p_tr["latency_ms"]])
+    return Table("table6_efficiency", "Table 6: forward FLOPs and training latency per sample",
+                 ["method", "FLOPs/sample ours", "ms ours", "FLOPs ×TR ours", "latency ×TR ours", "FLOPs/sample paper",
+                  "ms paper", "FLOPs ×TR paper", "latency ×TR paper"], rows,
+                 [where(ctx), f"Ours measured by the workflow: init '{eff['init']}', batch {eff['batch_size']}, length "
+                              f"{eff['max_length']}, {eff['device']} ({eff['threads']} threads), median of "
+                              f"{eff['repeats']} steps. Paper: mBERT-base, batch 512 on 8 V100. Compare the ratios, "
+                              "not the absolute values."])
 
-    # ---------------------------------------------------------------- Tables 7 and 8
-    for d, key, title in (("xx2en", "table7_xx2en", "Table 7: Tatoeba accuracy per language, xx→en"),
-                          ("en2xx", "table8_en2xx", "Table 8: Tatoeba accuracy per language, en→xx")):
-        per = {v: [r["per_language"] for r in res.get(inits[0], v, "tatoeba")] for v in MAIN}
-        langs = list(per["dap"][0])
-        ordered = [l for l in XTREME_36 if l in langs] + sorted(l for l in langs if l not in XTREME_36)
-        trained = set(manifest["train_languages"])
-        rows = []
-        for lang in ordered:
-            iso1 = TO_ISO1.get(lang)
-            ours = [mean([p[lang][d] for p in per[v]]) for v in MAIN]
-            paper = [reported[key][f"{pm}+{LABEL[v]}"].get(iso1) if iso1 else None
-                     for pm in paper_models(inits[0]) for v in MAIN]
-            rows.append([lang, "yes" if lang in trained else "zero-shot", *ours, *paper])
-        cols = ["language", "training data", *[f"ours {LABEL[v]}" for v in MAIN],
-                *[f"{pm}+{LABEL[v]}" for pm in paper_models(inits[0]) for v in MAIN]]
-        tables.append(Table(key, title, cols, rows, [where, "XTREME's 36 languages first, then the rest of Tatoeba v1."]))
+
+def per_language(ctx: ReportContext, d: str, key: str, title: str) -> Table:
+    init = ctx.store.registry.inits()[0]
+    per = {v: [r["per_language"] for r in ctx.store.scores(v, TATOEBA, init)] for v in MAIN}
+    langs = list(per["dap"][0])
+    ordered = [lang for lang in XTREME_36 if lang in langs] + sorted(lang for lang in langs if lang not in XTREME_36)
+    trained = set(ctx.manifest["train_languages"])
+    rows = []
+    for lang in ordered:
+        iso1 = TO_ISO1.get(lang)
+        ours = [stat([p[lang][d] for p in per[v]]) for v in MAIN]
+        paper = [ctx.reported[key][f"{pm}+{LABEL[v]}"].get(iso1) if iso1 else None
+                 for pm in paper_models(init) for v in MAIN]
+        rows.append([lang, "yes" if lang in trained else "zero-shot", *ours, *paper])
+    cols = ["language", "training data", *[f"ours {LABEL[v]}" for v in MAIN],
+            *[f"{pm}+{LABEL[v]}" for pm in paper_models(init) for v in MAIN]]
+    return Table(key, title, cols, rows, [where(ctx), "XTREME's 36 languages first, then the rest of Tatoeba v1."])
+
+
+def claims(ctx: ReportContext) -> Table:
+    """The paper's claims at this scale, each a DAP − baseline difference with a 95 % paired bootstrap interval
+    over seeds and test items (:mod:`common.report.claims`): DAP above TR (Tables 1-4) and above TR+TLM."""
+    tat, tat_name = section5_tatoeba(ctx)
+    first = ctx.store.first("dap", TATOEBA)
+    latin = first["groups"]["trained_latin"]["n_languages"]
+    metrics = [(f"Tatoeba ({tat_name}, section 5 average)", TATOEBA, None if tat.endswith("all.both") else XTREME_36),
+               (f"Tatoeba, languages with training data ({len(first['trained_languages'])})", TATOEBA,
+                first["trained_languages"]),
+               (f"Tatoeba, Latin-script languages with training data ({latin})", TATOEBA,
+                [lang for lang in first["trained_languages"] if lang in LATIN_SCRIPT]),
+               ("BUCC test F1", BUCC, None), ("XNLI accuracy", XNLI, None)]
+    rows = []
+    for init in ctx.store.registry.inits():
+        for baseline in ("tr", "tr_tlm"):
+            for name, task, langs in metrics:
+                if langs is not None and not langs:
+                    continue
+                kind = get_task(task).type
+                a = [item_metric(kind, s, langs) for s in ctx.store.scores(baseline, task, init)]
+                b = [item_metric(kind, s, langs) for s in ctx.store.scores("dap", task, init)]
+                d = paired_bootstrap(a, b)
+                rows.append([init, f"DAP > {LABEL[baseline]}", name, stat([m.value() for m in a]),
+                             stat([m.value() for m in b]), d.mean, f"[{d.lo:.1f}, {d.hi:.1f}]", d.seeds, verdict(d)])
+    return Table("claims", f"The paper's claims at scale '{ctx.scale}': DAP against its baselines",
+                 ["init", "claim", "metric", "baseline", "DAP", "DAP − baseline", "95% CI", "seeds", "verdict"], rows,
+                 [f"Seeds {ctx.cfg['seeds']}, paired by seed; evaluation identical for every method (no tuning toward "
+                  "a claim).", "95% CI: paired bootstrap over seeds and test items jointly (Tatoeba sentences per "
+                  "language and direction, BUCC source sentences, XNLI items), 1000 replicates. Verdict: 'holds' when "
+                  "the interval lies above zero, 'reversed' when below, else 'inconclusive'."])
+
+
+def build(ctx: ReportContext):
+    tables = [table1(ctx),
+              bucc_table(ctx, "table2_bucc_training", "tune",
+                         "Table 2: BUCC on the threshold-tuning split, optimal threshold"),
+              bucc_table(ctx, "table3_bucc_test", "test",
+                         "Table 3: BUCC test split with the threshold from the tuning split"),
+              table4(ctx), table5(ctx)]
+    figures = {}
+    for axis, key, xlabel in (("rho", "figure3_rho", "reconstruction ratio ρ"),
+                              ("rtl_layers", "figure4_depth", "RTL head layers K")):
+        spec, fig = ablation_figure(ctx, axis, key, xlabel)
+        tables.append(spec)
+        figures.update(fig)
+    tables += [table6(ctx), per_language(ctx, "xx2en", "table7_xx2en", "Table 7: Tatoeba accuracy per language, xx→en"),
+               per_language(ctx, "en2xx", "table8_en2xx", "Table 8: Tatoeba accuracy per language, en→xx"), claims(ctx)]
     return tables, figures
 
 
-def claims(res: Results, cfg: dict, scale: str) -> Table:
-    """The paper's main claim at this scale: DAP above TR on Tatoeba and BUCC (and XNLI)."""
-    rows = []
-    for init in cfg["encoders"]:
-        def trained(s: dict) -> float:
-            return mean([(s["per_language"][l]["xx2en"] + s["per_language"][l]["en2xx"]) / 2
-                         for l in s["trained_languages"]])
-
-        for name, task, metric in (("Tatoeba (section 5 average)", "tatoeba", lambda s: _tatoeba_metric(s)[0]),
-                                   ("Tatoeba, languages with training data", "tatoeba", trained),
-                                   ("BUCC test F1", "bucc", lambda s: s["test_avg_f1"]),
-                                   ("XNLI accuracy", "xnli", lambda s: s["average"])):
-            tr = [metric(s) for s in res.get(init, "tr", task)]
-            dap = [metric(s) for s in res.get(init, "dap", task)]
-            diffs = [b - a for a, b in zip(tr, dap)]
-            rows.append([init, name, mean(tr), mean(dap), mean(diffs), sum(x > 0 for x in diffs), len(diffs),
-                         "holds" if all(x > 0 for x in diffs) else "does not hold"])
-    return Table("claims", f"Main claim at scale '{scale}': DAP scores above TR (per seed)",
-                 ["init", "metric", "TR", "DAP", "DAP − TR", "seeds DAP > TR", "seeds", "claim here"], rows,
-                 [f"Seeds {cfg['seeds']}; evaluation identical for both (no tuning toward the claim)."])
-
-
-def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--scale", required=True)
-    p.add_argument("--results", required=True, help="results/<scale>/dap")
-    p.add_argument("--corpus", required=True)
-    p.add_argument("--efficiency", required=True)
-    p.add_argument("--out", required=True)
-    a = p.parse_args(argv)
-    logging.basicConfig(level=logging.INFO)
-    cfg = load_paper_config("dap", a.scale)
-    reported = yaml.safe_load((HERE / "reported.yaml").read_text(encoding="utf-8"))
-    res = Results(Path(a.results), cfg)
-    tables, figures = build_tables(res, reported, read_json(a.corpus), read_json(a.efficiency), cfg, a.scale)
-    tables.append(claims(res, cfg, a.scale))
-    out = Path(a.out)
-    written = []
-    for t in tables:
-        written += write_table(t, out)
-    for name, (xs, series, points, xlabel, title) in figures.items():
-        written += panels(xs, series, points, xlabel, title, out / name)
-    write_index(out, "dap", "DAP", a.scale, tables, list(figures))
-    log.info("wrote %d files to %s", len(written) + 1, out)
-
-
 if __name__ == "__main__":
-    main()
+    main("dap", "DAP", partial(load_paper_config, "dap"), registry, build, HERE / "reported.yaml")

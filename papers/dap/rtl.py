@@ -12,12 +12,14 @@ positions) and of its MLM output head (the authors' code does the same).
 Choices where the paper is silent, written down:
 * Targets are the target's word pieces without [CLS] and [SEP] (eq. 4 has S_y slots for
   y = y_1 .. y_Sy); the source keeps its [SEP] state, which is a token state of f(x).
-* [MASK] inputs get the target's own position ids 1 .. Sy, as in the target sentence.
-* Reconstruction ratio rho (section 5.2): each target token is masked with probability
-  rho (at least one per sentence); unmasked ones are fed as their own token embeddings
-  and not scored. rho = 1 is the method.
+* [MASK] inputs get the position ids the encoder's own embedding layer gives the target's
+  tokens (BERT: 1 .. Sy; XLM-R: from padding_idx + 2, since it numbers <s> padding_idx + 1).
+* Reconstruction ratio rho (section 5.2, Figure 3): each target token is reconstructed with
+  probability rho (at least one per sentence); the others are fed as the encoder's last-layer
+  contextual states of those target tokens -- "the unmasked target token representations" whose
+  leakage the paper discusses, as in the authors' code -- and not scored. rho = 1 is the method.
 * Directions other than xx->en (section 5.1) add a learned language embedding to every
-  input position of the head (source positions: source language, [MASK] positions: the
+  input position of the head (source positions: source language, target positions: the
   language to reconstruct), "like TLM". It starts at zero, so it is inert for xx->en.
 """
 from __future__ import annotations
@@ -48,13 +50,17 @@ class RTLHead(nn.Module):
         self.mask_token_id: int | None = None  # set by the caller from the tokenizer
 
     def forward(self, src_states: torch.Tensor, src_mask: torch.Tensor, trg_input_ids: torch.Tensor,
-                trg_mask: torch.Tensor, trg_position_ids: torch.Tensor,
-                src_lang: torch.Tensor | None = None, trg_lang: torch.Tensor | None = None) -> torch.Tensor:
+                trg_mask: torch.Tensor, trg_position_ids: torch.Tensor, trg_states: torch.Tensor | None = None,
+                trg_keep: torch.Tensor | None = None, src_lang: torch.Tensor | None = None,
+                trg_lang: torch.Tensor | None = None) -> torch.Tensor:
         """src_states: (B, Sx, D) token states without [CLS]; src_mask: (B, Sx);
-        trg_input_ids: (B, Sy) [MASK] or kept target ids; trg_mask: (B, Sy);
-        returns vocabulary logits at the target positions, (B, Sy, V)."""
+        trg_input_ids: (B, Sy) [MASK] (or padding) ids; trg_mask: (B, Sy); trg_position_ids: (B, Sy);
+        trg_states: (B, Sy, D) the target's own contextual states, fed where trg_keep (B, Sy) is True
+        (rho < 1); returns vocabulary logits at the target positions, (B, Sy, V)."""
         trg = self.embeddings(input_ids=trg_input_ids, position_ids=trg_position_ids,
                               token_type_ids=torch.zeros_like(trg_input_ids))  # (B, Sy, D)
+        if trg_keep is not None and trg_keep.any():
+            trg = torch.where(trg_keep[..., None], trg_states.to(trg.dtype), trg)
         if self.language_embeddings is not None and src_lang is not None:
             src_states = src_states + self.language_embeddings(src_lang)[:, None, :]
             trg = trg + self.language_embeddings(trg_lang)[:, None, :]

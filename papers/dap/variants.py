@@ -43,7 +43,9 @@ def ablation_variants(ablations: dict, dap_cfg: dict) -> dict[str, list[tuple[ob
     for value in ablations.get("direction", []):
         out.setdefault("direction", []).append((value, "dap" if value == dap_cfg["direction"] else f"dap_dir-{value}"))
     for value in ablations.get("rho", []):
-        out.setdefault("rho", []).append((value, "dap" if float(value) == float(dap_cfg["rho"]) else f"dap_rho-{value}"))
+        out.setdefault("rho", []).append((value, "dap" if float(value) == float(dap_cfg["rho"])
+                                          else f"dap_rho-{value}"))
     for value in ablations.get("rtl_layers", []):
-        out.setdefault("rtl_layers", []).append((value, "dap" if int(value) == int(dap_cfg["rtl_layers"]) else f"dap_k-{value}"))
+        out.setdefault("rtl_layers", []).append((value, "dap" if int(value) == int(dap_cfg["rtl_layers"])
+                                                 else f"dap_k-{value}"))
     return out

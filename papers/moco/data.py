@@ -14,7 +14,8 @@ from common.distributed import world_size
 
 
 class MocoCollator:
-    def __init__(self, tokenizer_x, tokenizer_y, max_length: int, nli: NliExamples | None = None, nli_batch_size: int = 0):
+    def __init__(self, tokenizer_x, tokenizer_y, max_length: int, nli: NliExamples | None = None,
+                 nli_batch_size: int = 0):
         self.tok_x, self.tok_y, self.max_length = tokenizer_x, tokenizer_y, max_length
         self.nli, self.nli_batch_size = nli, nli_batch_size
 
@@ -24,7 +25,8 @@ class MocoCollator:
 
     def __call__(self, examples: list[tuple[str, str]], generator: torch.Generator) -> dict[str, torch.Tensor]:
         """examples: (non-English, English) pairs."""
-        batch = {**self._tok(self.tok_x, [x for x, _ in examples], "x_"), **self._tok(self.tok_y, [y for _, y in examples], "y_")}
+        batch = {**self._tok(self.tok_x, [x for x, _ in examples], "x_"),
+                 **self._tok(self.tok_y, [y for _, y in examples], "y_")}
         if self.nli is not None:
             w = world_size()
             if self.nli_batch_size % w:

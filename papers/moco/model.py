@@ -99,7 +99,8 @@ class DualMomentumContrast(nn.Module):
         out["loss_contrast"] = loss
         if self.nli_head is not None:
             u = F.normalize(self.encoder_y(nli["nli_premise_input_ids"], nli["nli_premise_attention_mask"])[0], dim=-1)
-            v = F.normalize(self.encoder_y(nli["nli_hypothesis_input_ids"], nli["nli_hypothesis_attention_mask"])[0], dim=-1)
+            v = F.normalize(self.encoder_y(nli["nli_hypothesis_input_ids"], nli["nli_hypothesis_attention_mask"])[0],
+                            dim=-1)
             out["loss_nli"] = self.nli_head(u, v, nli["nli_labels"])
             loss = loss + self.nli_weight * out["loss_nli"]  # eq. 5
         out["loss"] = loss

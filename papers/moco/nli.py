@@ -20,7 +20,8 @@ NLI_LABELS = ("entailment", "neutral", "contradiction")
 class NLIHead(nn.Module):
     def __init__(self, dim: int, hidden: int = 256, dropout: float = 0.1, num_labels: int = 3):
         super().__init__()
-        self.mlp = nn.Sequential(nn.Linear(3 * dim, hidden), nn.ReLU(), nn.Dropout(dropout), nn.Linear(hidden, num_labels))
+        self.mlp = nn.Sequential(nn.Linear(3 * dim, hidden), nn.ReLU(), nn.Dropout(dropout),
+                                 nn.Linear(hidden, num_labels))
 
     def forward(self, u: torch.Tensor, v: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         """u, v: (B, D) premise / hypothesis representations; labels: (B,) -> cross-entropy."""

@@ -7,22 +7,22 @@ small-batch point), Table 4 (temperature), Table 5 (momentum), Table 6 (pooling)
 """
 from __future__ import annotations
 
-import argparse
-import logging
-import statistics
+from functools import partial
 from pathlib import Path
 
-import yaml
-
 from common.config import load_paper_config
-from common.io import read_json
+from common.report.claims import item_metric, paired_bootstrap, verdict
+from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
-from common.report.index import write_index
-from common.report.tables import Table, write_table
-from papers.moco.variants import MAIN, analysis_runs
+from common.report.results import ResultStore, mean, stat
+from common.report.specs import Col, Ref, Row, TableSpec
+from common.report.tables import Table
+from papers.moco.runs import INIT, SHOWCASE, TASKS, registry
+from papers.moco.variants import analysis_runs
 
-log = logging.getLogger("papers.moco.report")
 HERE = Path(__file__).parent
+TATOEBA, BUCC, STS = TASKS
+TSNE, NEIGHBORS = SHOWCASE
 LABEL = {"init": "initial encoders (no training)", "inbatch": "in-batch negatives", "moco": "MoCo-BERT",
          "moco_nli": "MoCo-BERT+NLI"}
 KEYS_FROM = {"momentum": "momentum encoder", "shared": "w/o momentum (shared)"}  # Table 5's row labels
@@ -33,28 +33,23 @@ def p2(value: float | None) -> str | None:
     return None if value is None else f"{value:.2f}"
 
 
-def mean(values: list) -> float | None:
-    values = [v for v in values if v is not None]
-    return statistics.fmean(values) if values else None
-
-
 class Results:
-    def __init__(self, root: Path, cfg: dict):
-        self.root, self.cfg = root, cfg
+    """MoCo-BERT's view of the result store: per-seed and mean STS, BUCC and Tatoeba of a run."""
+
+    def __init__(self, store: ResultStore):
+        self.store = store
 
     def get(self, run: str, task: str) -> list[dict]:
-        """Scores of every seed of a main run, or of the first seed for other runs."""
-        seeds = self.cfg["seeds"] if run in MAIN else self.cfg["seeds"][:1]
-        return [read_json(self.root / "eval" / "pair" / run / f"seed{s}" / f"{task}.json")["scores"] for s in seeds]
+        return self.store.scores(run, task, INIT)
 
     def sts_seeds(self, run: str, agg: str = "wmean") -> list[float]:
-        return [r["average_spearman"][agg] for r in self.get(run, "sts")]
+        return self.store.values(run, STS, f"average_spearman.{agg}", INIT)
 
     def bucc_seeds(self, run: str) -> list[float]:
-        return [r["main_score"] for r in self.get(run, "bucc")]
+        return self.store.values(run, BUCC, "main_score", INIT)
 
     def tatoeba_seeds(self, run: str, direction: str) -> list[float]:
-        return [mean([p[direction] for p in r["per_language"].values()]) for r in self.get(run, "tatoeba")]
+        return self.store.values(run, TATOEBA, f"groups.all.{direction}", INIT)
 
     def sts(self, run: str, agg: str = "wmean") -> float:
         return mean(self.sts_seeds(run, agg))
@@ -76,39 +71,46 @@ def where(cfg: dict, scale: str, manifest: dict) -> str:
 def build_tables(res: Results, rep: dict, manifest: dict, cfg: dict, scale: str) -> tuple[list[Table], dict]:
     w = where(cfg, scale, manifest)
     lang = manifest["train_languages"][0]
-    enc = cfg["encoders"]
-    init_note = (f"Encoders: English {'pretrained ' + enc['en']['pretrained'] if enc['en'].get('pretrained') else 'from scratch'}, "
-                 f"{lang} {'pretrained ' + enc['xx']['pretrained'] if enc['xx'].get('pretrained') else 'from scratch'} "
-                 f"(paper: bert-base-uncased and RoBERTa-wwm-ext, both pretrained).")
+    enc = cfg["encoders"][INIT]
+    def origin(spec: dict) -> str:
+        return f"pretrained {spec['pretrained']}" if spec.get("pretrained") else "from scratch"
+
+    init_note = (f"Encoders: English {origin(enc['en'])}, {lang} {origin(enc['xx'])} "
+                 "(paper: bert-base-uncased and RoBERTa-wwm-ext, both pretrained).")
     tables, figures = [], {}
     ours_main = ["init", "inbatch", "moco", "moco_nli"]
 
     # ---------------------------------------------------------------- Table 1
-    rows = [[f"ours: {LABEL[r]}", d, res.tatoeba(r, k), rep["table1_tatoeba"]["moco"][k] if r == "moco" else None]
+    rows = [[f"ours: {LABEL[r]}", d, stat(res.tatoeba_seeds(r, k)),
+             rep["table1_tatoeba"]["moco"][k] if r == "moco" else None]
             for r in ours_main for d, k in ((f"{lang}→en", "xx2en"), (f"en→{lang}", "en2xx"))]
     rows += [[f"paper: {x['model']}", "–", None, x["accuracy"]] for x in rep["table1_tatoeba"]["rows"]]
     tables.append(Table("table1_tatoeba", f"Table 1: Tatoeba {lang}-en retrieval accuracy (%)",
                         ["model", "direction", "ours", "paper (MoCo-BERT / baseline)"], rows,
-                        [w, init_note, "Cosine nearest neighbour over the 1000 test pairs, both directions (section 3.2)."]))
+                        [w, init_note,
+                         "Cosine nearest neighbour over the 1000 test pairs, both directions (section 3.2)."]))
 
     # ---------------------------------------------------------------- Table 2
-    b = cfg["eval"]["bucc"]
+    b = res.get("moco", BUCC)[0]  # the protocol as the results record it
     rows = []
     for r in ours_main:
-        runs = res.get(r, "bucc")
-        rows.append([f"ours: {LABEL[r]}", *[mean([x["test"][m] for x in runs]) for m in ("precision", "recall", "f1")],
+        runs = res.get(r, BUCC)
+        rows.append([f"ours: {LABEL[r]}", *[stat([x["test"][m] for x in runs]) for m in ("precision", "recall", "f1")],
                      p2(rep["table2_bucc"]["moco"]["f1"]) if r == "moco" else None])
     rows += [[f"paper: {x['model']}", None, None, None, p2(x["f1"])] for x in rep["table2_bucc"]["rows"]]
     kind = ("synthetic (common.data.synthetic)" if manifest["kind"] == "synthetic" else
-            "BUCC-style en-zh benchmark built from held-out real translations (stsb-multi-mt zh dev and test), "
-            "about 3.5% gold, real BUCC file format; not the BUCC 2018 corpus, so values are not comparable in level.")
+            "BUCC 2018." if manifest["kind"] != "mini" else
+            "BUCC-style en-zh benchmark built from held-out real translations (common/data/bucc_mini.py: "
+            f"{bucc_note(manifest)}), real BUCC file format; not the BUCC 2018 corpus, so values are not comparable "
+            "in level.")
     tables.append(Table("table2_bucc", f"Table 2: bitext mining {lang}-en, test split (%)",
                         ["model", "P ours", "R ours", "F1 ours", "F1 paper"], rows,
-                        [w, f"Eq. 4: {b['scoring']} margin, k={b['k']}, best match with one-to-one filtering; threshold "
-                            f"searched on '{b['tune_split']}', applied to '{b['test_split']}'.", "BUCC data: " + kind]))
+                        [w, f"Eq. 4: {b['scoring']} margin, k={b['k']}, best match with one-to-one filtering; "
+                            f"threshold searched on '{b['tune_split']}', applied to '{b['test_split']}'.",
+                         "BUCC data: " + kind]))
 
     # ---------------------------------------------------------------- Tables 3 and 8
-    datasets = list(res.get("moco", "sts")[0]["datasets"])
+    datasets = list(res.get("moco", STS)[0]["datasets"])
     for key, agg, title in (("table3_sts_wmean", "wmean", "Table 3: STS Spearman ×100, SentEval 'wmean'"),
                             ("table8_sts_all", "all", "Table 8: STS Spearman ×100, 'all' setting (SimCSE)")):
         paper = {**rep[key]["w/o NLI"], **{f"{k} (NLI)": v for k, v in rep[key]["w/ NLI"].items()}}
@@ -116,40 +118,80 @@ def build_tables(res: Results, rep: dict, manifest: dict, cfg: dict, scale: str)
         names = rep["sts_datasets"]
         rows = []
         for d in datasets + ["Avg"]:
-            ours = [mean([r["average_spearman"][agg] if d == "Avg" else r["datasets"][d][agg]["spearman"]
-                          for r in res.get(run, "sts")]) for run in ours_main]
+            ours = [stat([r["average_spearman"][agg] if d == "Avg" else r["datasets"][d][agg]["spearman"]
+                          for r in res.get(run, STS)]) for run in ours_main]
             pi = len(names) if d == "Avg" else (names.index(d) if d in names else None)
             rows.append([d, *ours, *(None if pi is None else p2(p[pi]) for p in (moco_p, nli_p))])
         best_base = "BERT-base-whitening"
         tables.append(Table(key, title, ["dataset", *[f"ours {LABEL[r]}" for r in ours_main], "paper MoCo-BERT",
                                          "paper MoCo-BERT+NLI"], rows,
-                            [w, init_note, f"Paper's strongest baselines ({best_base}): w/o NLI avg {paper[best_base][-1]}, "
-                                           f"w/ NLI avg {paper[best_base + ' (NLI)'][-1]}. The other baseline rows are in "
-                                           "papers/moco/reported.yaml.",
-                             "NLI data here: " + ("the synthetic generator's English NLI items" if manifest["kind"] == "synthetic"
-                                                  else "the 2490 English XNLI dev items (SNLI/MNLI are not in data_root); "
-                                                       "paper: SNLI + MNLI train, ~1M pairs."),
+                            [w, init_note, f"Paper's strongest baselines ({best_base}): w/o NLI avg "
+                                           f"{paper[best_base][-1]}, w/ NLI avg {paper[best_base + ' (NLI)'][-1]}. The "
+                                           "other baseline rows are in papers/moco/reported.yaml.",
+                             "NLI data here: " + ("the synthetic generator's English NLI items"
+                                                  if manifest["kind"] == "synthetic" else
+                                                  "the 2490 English XNLI dev items (SNLI/MNLI are not in data_root); "
+                                                  "paper: SNLI + MNLI train, ~1M pairs."),
                              "STS datasets: " + ("the synthetic English STS set" if manifest["kind"] == "synthetic"
                                                  else "STS12-16 (SentEval files), STS-B test, SICK-R test.")]))
 
     # ---------------------------------------------------------------- Figure 2 and Tables 4-6
+    tables += analysis_tables(res.store, rep, cfg, scale, w)
+    figures["figure2_queue"] = (analysis_runs(cfg), rep["figure2_queue"])
+
+    # ---------------------------------------------------------------- Figure 3 and Table 10
+    tsne = res.get("moco", TSNE)[0]
+    rows = [[p["lang"], p["pair"], p["tatoeba_line"], p["x"], p["y"], p["text"]] for p in tsne["points"]]
+    tables.append(Table("figure3_tsne", "Figure 3: t-SNE of random Tatoeba parallel pairs (values behind the plot)",
+                        ["language", "pair", "Tatoeba line", "x", "y", "sentence"], rows,
+                        [w, f"{tsne['pairs_nearest_in_map_pct']:.1f}% of the points have their translation as nearest "
+                            "neighbour in the map. The paper shows the plot only."]))
+    figures["figure3_tsne"] = tsne
+    nb = res.get("moco", NEIGHBORS)[0]
+    paper_nb = {q["query"]: q["neighbors"] for q in rep["table10_neighbors"]}
+    rows = []
+    for q in nb["queries"]:
+        pn = paper_nb.get(q["query"], [])
+        for i, n in enumerate(q["neighbors"]):
+            rows.append([q["query"] if i == 0 else "", i + 1, f"{n['cosine']:.3f}", n["sentence"],
+                         f"{pn[i][0]:.3f}" if i < len(pn) else None, pn[i][1] if i < len(pn) else None])
+    tables.append(Table("table10_neighbors",
+                        "Table 10: nearest English training sentences (cosine, exact match excluded)",
+                        ["query", "rank", "cosine ours", "sentence ours", "cosine paper", "sentence paper"], rows,
+                        [w, f"Ours: {nb['corpus_size']} English training sentences; paper: 1M random English training "
+                            "sentences. " + ("The paper's own queries."
+                                             if paper_nb.keys() & {q['query'] for q in nb['queries']} else
+                                             "Queries: English Tatoeba sentences (the paper's queries need real "
+                                             "English).")]))
+    return tables, figures
+
+
+STS_AVG = Col("STS avg ours", STS, "average_spearman.wmean")
+BUCC_F1 = Col("BUCC F1 ours", BUCC)
+
+
+def analysis_tables(store: ResultStore, rep: dict, cfg: dict, scale: str, w: str) -> list[TableSpec]:
+    """Figure 2 (queue size) and Tables 4-6 (temperature, momentum, pooling): runs of section 3.4 x (STS, BUCC)."""
     runs = analysis_runs(cfg)
     base_q = cfg["analysis"]["queue_size"]
     f2 = rep["figure2_queue"]
-    rows = [[k, res.sts(name), res.bucc(name), p2(f2["points"].get(k)) if scale == "paper" else None] for k, name in runs["figure2_queue"]]
+    paper_scale = scale == "paper"
+    rows = [Row((k,), name, INIT, reported=(p2(f2["points"].get(k)) if paper_scale else None,))
+            for k, name in runs["figure2_queue"]]
     (sb, sb_name), = runs["figure2_small_batch"]
-    rows.append([f"{base_q} (batch {sb})", res.sts(sb_name), res.bucc(sb_name),
-                 p2(f2["small_batch"]["sts_avg"]) if scale == "paper" else None])
-    rows.append([f"in-batch only (batch {cfg['training']['global_batch_size']})", res.sts("inbatch"), res.bucc("inbatch"), None])
-    if scale != "paper":  # the paper's sizes are not ours: its points as rows of their own
-        rows += [[f"paper: {k}", None, None, p2(v)] for k, v in sorted(f2["points"].items())]
-        rows.append([f"paper: 204800 (batch {f2['small_batch']['batch_size']})", None, None, p2(f2["small_batch"]["sts_avg"])])
-    tables.append(Table("figure2_queue", "Figure 2: average STS (wmean) against memory queue size",
-                        ["queue size", "STS avg ours", "BUCC F1 ours", "STS avg paper"], rows,
-                        [w, f"Paper points (queue 204800: {f2['points'][204800]}, 409600: {f2['points'][409600]}, batch 256: "
-                            f"{f2['small_batch']['sts_avg']}) are at its own queue sizes; ours scale the queue to the data "
-                            f"(main {cfg['moco']['queue_size']}, analysis default {base_q}). Paper claim: {f2['claim']}."]))
-    figures["figure2_queue"] = (runs, f2)
+    rows.append(Row((f"{base_q} (batch {sb})",), sb_name, INIT,
+                    reported=(p2(f2["small_batch"]["sts_avg"]) if paper_scale else None,)))
+    rows.append(Row((f"in-batch only (batch {cfg['training']['global_batch_size']})",), "inbatch", INIT))
+    if not paper_scale:  # the paper's sizes are not ours: its points as rows of their own
+        rows += [Row((f"paper: {k}",), None, reported=(p2(v),)) for k, v in sorted(f2["points"].items())]
+        rows.append(Row((f"paper: 204800 (batch {f2['small_batch']['batch_size']})",), None,
+                        reported=(p2(f2["small_batch"]["sts_avg"]),)))
+    specs = [TableSpec("figure2_queue", "Figure 2: average STS (wmean) against memory queue size", ["queue size"],
+                       [STS_AVG, BUCC_F1, Ref("STS avg paper")], rows,
+                       [w, f"Paper points (queue 204800: {f2['points'][204800]}, 409600: {f2['points'][409600]}, "
+                           f"batch 256: {f2['small_batch']['sts_avg']}) are at its own queue sizes; ours keep its "
+                           f"ratio of key age to run length (main {cfg['moco']['queue_size']}, analysis default "
+                           f"{base_q}; the claims notes give the ratios). Paper claim: {f2['claim']}."])]
     for key, title, label in (("table4_temperature", "Table 4: temperature τ", "τ"),
                               ("table5_momentum", "Table 5: momentum update against shared parameters", "keys from"),
                               ("table6_pooling", "Table 6: pooling", "pooling")):
@@ -158,61 +200,62 @@ def build_tables(res: Results, rep: dict, manifest: dict, cfg: dict, scale: str)
             p = rep[key].get(value, {})
             # tau is a float key: printed as given (0.01), not with the table's one-decimal score format
             shown = f"{value:g}" if isinstance(value, float) else KEYS_FROM.get(value, value)
-            rows.append([shown, res.sts(name), res.bucc(name), p2(p.get("sts")), p2(p.get("bucc"))])
-        tables.append(Table(key, title, [label, "STS avg ours", "BUCC F1 ours", "STS avg paper", "BUCC F1 paper"], rows,
-                            [w, f"Queue size {base_q} (the analysis default; paper: 204800)."]))
-
-    # ---------------------------------------------------------------- Figure 3 and Table 10
-    tsne = res.get("moco", "tsne")[0]
-    rows = [[p["lang"], p["pair"], p["tatoeba_line"], p["x"], p["y"], p["text"]] for p in tsne["points"]]
-    tables.append(Table("figure3_tsne", "Figure 3: t-SNE of random Tatoeba parallel pairs (values behind the plot)",
-                        ["language", "pair", "Tatoeba line", "x", "y", "sentence"], rows,
-                        [w, f"{tsne['pairs_nearest_in_map_pct']:.1f}% of the points have their translation as nearest "
-                            "neighbour in the map. The paper shows the plot only."]))
-    figures["figure3_tsne"] = tsne
-    nb = res.get("moco", "neighbors")[0]
-    paper_nb = {q["query"]: q["neighbors"] for q in rep["table10_neighbors"]}
-    rows = []
-    for q in nb["queries"]:
-        pn = paper_nb.get(q["query"], [])
-        for i, n in enumerate(q["neighbors"]):
-            rows.append([q["query"] if i == 0 else "", i + 1, f"{n['cosine']:.3f}", n["sentence"],
-                         f"{pn[i][0]:.3f}" if i < len(pn) else None, pn[i][1] if i < len(pn) else None])
-    tables.append(Table("table10_neighbors", "Table 10: nearest English training sentences (cosine, exact match excluded)",
-                        ["query", "rank", "cosine ours", "sentence ours", "cosine paper", "sentence paper"], rows,
-                        [w, f"Ours: {nb['corpus_size']} English training sentences; paper: 1M random English training sentences. "
-                            + ("The paper's own queries." if paper_nb.keys() & {q['query'] for q in nb['queries']}
-                               else "Queries: English Tatoeba sentences (the paper's queries need real English).")]))
-    return tables, figures
+            rows.append(Row((shown,), name, INIT, reported=(p2(p.get("sts")), p2(p.get("bucc")))))
+        specs.append(TableSpec(key, title, [label],
+                               [STS_AVG, BUCC_F1, Ref("STS avg paper", 0), Ref("BUCC F1 paper", 1)], rows,
+                               [w, f"Queue size {base_q} (the analysis default; paper: 204800)."]))
+    return specs
 
 
 def claims(res: Results, cfg: dict) -> Table:
-    """Section 3.4's claims at this scale, each with the rule that decides it."""
+    """Section 3.4's claims at this scale: each a difference with a 95 % paired bootstrap interval over seeds
+    and test items (:mod:`common.report.claims`) and the verdict it supports."""
+    def metrics(run: str) -> dict[str, list]:
+        return {"STS avg (wmean)": [item_metric("sts-en", s) for s in res.get(run, STS)],
+                "BUCC F1": [item_metric("bucc", s) for s in res.get(run, BUCC)],
+                "Tatoeba (both directions)": [item_metric("tatoeba", s) for s in res.get(run, TATOEBA)]}
+
+    def row(claim: str, name: str, a: list, b: list, label_a: str, label_b: str) -> list:
+        d = paired_bootstrap(a, b)
+        return [claim, name, label_a, stat([m.value() for m in a]), label_b, stat([m.value() for m in b]), d.mean,
+                f"[{d.lo:.1f}, {d.hi:.1f}]", d.seeds, verdict(d)]
+
     rows = []
-    for metric, f in (("STS avg (wmean)", res.sts_seeds), ("BUCC F1", res.bucc_seeds),
-                      ("Tatoeba xx→en", lambda r: res.tatoeba_seeds(r, "xx2en"))):
-        a, b = f("inbatch"), f("moco")  # per seed
-        wins = sum(y > x for x, y in zip(a, b))
-        rows.append(["queue beats in-batch negatives", metric, mean(a), mean(b),
-                     f"{'holds' if mean(b) > mean(a) else 'does not hold'} (MoCo higher in {wins} of {len(a)} seeds)"])
+    inbatch, moco = metrics("inbatch"), metrics("moco")
+    for name in inbatch:
+        rows.append(row("queue beats in-batch negatives", name, inbatch[name], moco[name], "in-batch", "MoCo-BERT"))
     pts = analysis_runs(cfg)["figure2_queue"]
-    vals = [res.sts_seeds(n)[0] for _, n in pts]  # first seed everywhere: the analysis runs have only that one
-    inc = sum(y > x for x, y in zip(vals, vals[1:]))
-    rows.append(["larger queues help", "STS avg, consecutive sizes that improve", None, None,
-                 f"{inc} of {len(vals) - 1} ({'holds' if inc == len(vals) - 1 else 'partly' if inc else 'does not hold'})"])
-    base = f"q{cfg['analysis']['queue_size']}"
-    for metric, f in (("STS avg (wmean)", res.sts), ("BUCC F1", res.bucc)):
-        a, b = f(base), f(f"{base}_shared")
-        fails = b < a / 2
-        rows.append(["training without momentum fails", metric, a, b,
-                     "holds" if fails else "does not hold"])
-    return Table("claims", "Section 3.4 claims at this scale", ["claim", "metric", "baseline / with momentum",
-                                                                  "MoCo / without momentum", "verdict"],
-                 rows, ["Rules: 'queue beats in-batch': MoCo-BERT's seed mean above the in-batch baseline's (same data, "
-                        "steps, batch, seeds); "
-                        "'larger queues help': STS (first seed) rises at every step of the Figure 2 sizes; 'fails': without momentum "
-                        "below half the momentum model's score.", f"Seeds {cfg['seeds']} (main runs).",
-                        queue_age_note(cfg, load_paper_config("moco", "paper"))])
+    for (k1, r1), (k2, r2) in zip(pts, pts[1:]):
+        a, b = metrics(r1)["STS avg (wmean)"], metrics(r2)["STS avg (wmean)"]
+        rows.append(row("larger queues help", "STS avg (wmean)", a, b, f"queue {k1}", f"queue {k2}"))
+    (_, shared), = [(v, n) for v, n in analysis_runs(cfg)["table5_momentum"] if v == "shared"]
+    (_, momentum), = [(v, n) for v, n in analysis_runs(cfg)["table5_momentum"] if v == "momentum"]
+    for name in ("STS avg (wmean)", "BUCC F1"):
+        rows.append(row("training without momentum fails", name, metrics(shared)[name], metrics(momentum)[name],
+                        "w/o momentum", "with momentum"))
+    return Table("claims", "Section 3.4 claims at this scale",
+                 ["claim", "metric", "A", "A score", "B", "B score", "B − A", "95% CI", "seeds", "verdict"], rows,
+                 [f"Seeds {cfg['seeds']}, paired by seed. 95% CI: paired bootstrap over seeds and test items jointly "
+                  "(STS pairs per subset, BUCC source sentences, Tatoeba sentences), 1000 replicates. Verdict: 'holds' "
+                  "when the interval lies above zero (B better, the paper's side), 'reversed' when below, else "
+                  "'inconclusive'. 'Larger queues help' compares consecutive Figure 2 sizes.",
+                  queue_age_note(cfg, load_paper_config("moco", "paper")),
+                  momentum_note(cfg, load_paper_config("moco", "paper"))])
+
+
+def bucc_note(manifest: dict) -> str:
+    s = manifest["bucc_benchmark"]["zh-en"]["test"]
+    return (f"test split {s['gold']} gold pairs, {s['source_sentences']} zh and {s['english_sentences']} English "
+            f"sentences; gold {100 * s['gold_share_source']:.1f} % / {100 * s['gold_share_english']:.1f} %")
+
+
+def momentum_note(cfg: dict, paper_cfg: dict) -> str:
+    """The momentum encoder averages over ~1 / (1 - m) steps; as a share of the run, ours and the paper's."""
+    def horizon(c: dict) -> str:
+        h = 1 / (1 - c["moco"]["momentum"])
+        return f"m = {c['moco']['momentum']:g}: {h:.1f} of {c['training']['max_steps']} steps " \
+               f"({100 * h / c['training']['max_steps']:.2f} %)"
+    return f"Momentum horizon 1 / (1 - m) as a share of the run: ours {horizon(cfg)}; paper {horizon(paper_cfg)}."
 
 
 def queue_age_note(cfg: dict, paper_cfg: dict) -> str:
@@ -223,7 +266,8 @@ def queue_age_note(cfg: dict, paper_cfg: dict) -> str:
     """
     def age(k: int, c: dict) -> str:
         steps = k / c["training"]["global_batch_size"]
-        return f"{k}: {steps:g} of {c['training']['max_steps']} steps ({100 * steps / c['training']['max_steps']:.1f} %)"
+        total = c["training"]["max_steps"]
+        return f"{k}: {steps:g} of {total} steps ({100 * steps / total:.1f} %)"
     ours = "; ".join(age(k, cfg) for k, _ in analysis_runs(cfg)["figure2_queue"])
     return (f"Age of the oldest queued key, K / batch steps (share of the run): ours {ours}; paper "
             f"{age(paper_cfg['moco']['queue_size'], paper_cfg)}.")
@@ -281,26 +325,16 @@ def plot_tsne(tsne: dict, out: Path) -> list[Path]:
     return save(fig, out / "figure3_tsne")
 
 
-def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--scale", required=True)
-    p.add_argument("--results", required=True, help="results/<scale>/moco")
-    p.add_argument("--corpus", required=True)
-    p.add_argument("--out", required=True)
-    a = p.parse_args(argv)
-    logging.basicConfig(level=logging.INFO)
-    cfg = load_paper_config("moco", a.scale)
-    rep = yaml.safe_load((HERE / "reported.yaml").read_text(encoding="utf-8"))
-    res = Results(Path(a.results), cfg)
-    tables, figures = build_tables(res, rep, read_json(a.corpus), cfg, a.scale)
-    tables.append(claims(res, cfg))
-    out = Path(a.out)
-    written = [p for t in tables for p in write_table(t, out)]
-    written += plot_queue(*figures["figure2_queue"], res, a.scale, out, cfg["analysis"]["queue_size"])
-    written += plot_tsne(figures["figure3_tsne"], out)
-    write_index(out, "moco", "MoCo-BERT", a.scale, tables, ["figure2_queue", "figure3_tsne"])
-    log.info("wrote %d files to %s", len(written) + 1, out)
+def build(ctx: ReportContext):
+    res = Results(ctx.store)
+    tables, figures = build_tables(res, ctx.reported, ctx.manifest, ctx.cfg, ctx.scale)
+    tables.append(claims(res, ctx.cfg))
+    runs, f2 = figures["figure2_queue"]
+    base_q = ctx.cfg["analysis"]["queue_size"]
+    draw = {"figure2_queue": lambda out: plot_queue(runs, f2, res, ctx.scale, out, base_q),
+            "figure3_tsne": lambda out: plot_tsne(figures["figure3_tsne"], out)}
+    return tables, draw
 
 
 if __name__ == "__main__":
-    main()
+    main("moco", "MoCo-BERT", partial(load_paper_config, "moco"), registry, build, HERE / "reported.yaml")

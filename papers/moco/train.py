@@ -1,64 +1,55 @@
 """MoCo-BERT training (section 2, section 3.1, appendix A-B): one run, one seed.
 
-Dataclass command line in the style of HF ``run_glue.py``::
+``python -m papers.moco.train --help`` lists the arguments (:mod:`common.training.cli`); ``--method``
+is a run name of :mod:`papers.moco.variants`. Writes ``model/`` (a ``dual-encoder`` embedder folder:
+``xx/`` and ``en/``, each an HF + sentence-transformers folder), ``metrics.jsonl``,
+``training_args.json`` (the resolved config) and ``checkpoints/`` (resumable: queues and momentum
+encoders are module state).
 
-    python -m papers.moco.train --scale smoke --run moco --seed 1 \
-        --corpus results/smoke/moco/corpus/manifest.json \
-        --tokenizer_xx results/smoke/moco/tokenizer/xx --tokenizer_en results/smoke/moco/tokenizer/en \
-        --output_dir results/smoke/moco/models/moco/seed1
-
-Runs under a plain ``python`` (one process) or ``torchrun``/``srun``/``deepspeed`` (several).
-Writes ``model/xx`` and ``model/en`` (HF + sentence-transformers folders, one per
-language), ``metrics.jsonl``, ``training_args.json`` (the resolved config) and
-``checkpoints/`` (resumable: queues and momentum encoders are module state).
+Tokenizers: ``--tokenizer`` holds ``xx/`` and ``en/`` (one per language, the paper's setting) or is
+one tokenizer for both sides (the leaderboard, where every method shares one initial encoder).
+Encoders: ``encoders.<init>`` is either ``{xx: spec, en: spec}`` or one spec used for both sides.
 """
 from __future__ import annotations
 
-import logging
-import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import torch
-from transformers import HfArgumentParser
-
-from common.config import load_paper_config
 from common.data.loaders import read_tsv_pairs, read_xnli_tsv
-from common.io import read_json, write_json
+from common.models.embedder import save_dual_encoder
 from common.models.encoder import EncoderSpec, SentenceEncoder, build_encoder
 from common.models.tokenizer import load_tokenizer
-from common.training.trainer import LaunchArguments, Trainer, TrainingArguments
+from common.training.cli import Built, RunArguments, main
 from papers.moco import variants
 from papers.moco.data import MocoCollator
 from papers.moco.model import DualMomentumContrast
 from papers.moco.nli import NLIHead
 
-log = logging.getLogger("papers.moco.train")
 
-
-@dataclass
-class RunArguments(LaunchArguments):
-    scale: str = field(metadata={"help": "smoke | mini | paper (selects papers/moco/config/<scale>.yaml)"})
-    run: str = field(metadata={"help": "init | moco | inbatch | moco_nli | q<K>[_b<B>][_t<tau>][_shared][_pool-<mode>]"})
-    seed: int = field(metadata={"help": "random seed"})
-    corpus: str = field(metadata={"help": "corpus manifest.json"})
-    tokenizer_xx: str = field(metadata={"help": "tokenizer folder of the non-English encoder"})
-    tokenizer_en: str = field(metadata={"help": "tokenizer folder of the English encoder"})
-    output_dir: str = field(metadata={"help": "run folder"})
-
-
-def load_pairs(manifest: dict) -> list[tuple[str, str]]:
-    """(non-English, English) training pairs of the corpus's one non-English language."""
-    if len(manifest["train"]) != 1:
+def load_pairs(manifest: dict, one_language: bool) -> list[tuple[str, str]]:
+    """(non-English, English) training pairs; the paper trains one language pair (section 3.1)."""
+    if one_language and len(manifest["train"]) != 1:
         raise ValueError(f"MoCo-BERT trains one language pair; the corpus has {sorted(manifest['train'])}")
-    (path,) = manifest["train"].values()
-    return read_tsv_pairs(path)
+    return [pair for _, path in sorted(manifest["train"].items()) for pair in read_tsv_pairs(path)]
 
 
-def build(cfg: dict, s: dict, tok_xx, tok_en, seed: int) -> DualMomentumContrast:
-    torch.manual_seed(seed)
-    enc_xx = SentenceEncoder(build_encoder(EncoderSpec(**cfg["encoders"]["xx"]), len(tok_xx)), s["pooling"])
-    enc_en = SentenceEncoder(build_encoder(EncoderSpec(**cfg["encoders"]["en"]), len(tok_en)), s["pooling"])
+def tokenizers(folder: str | Path):
+    folder = Path(folder)
+    if (folder / "xx").is_dir():
+        return load_tokenizer(folder / "xx"), load_tokenizer(folder / "en")
+    tok = load_tokenizer(folder)
+    return tok, tok
+
+
+def encoder_specs(cfg: dict, init: str) -> tuple[EncoderSpec, EncoderSpec]:
+    e = cfg["encoders"][init]
+    return (EncoderSpec(**e["xx"]), EncoderSpec(**e["en"])) if "xx" in e else (EncoderSpec(**e), EncoderSpec(**e))
+
+
+def build_model(cfg: dict, s: dict, specs: tuple[EncoderSpec, EncoderSpec], tok_xx, tok_en,
+                seed: int) -> DualMomentumContrast:
+    """The model of run settings ``s`` (``variants.resolve``)."""
+    enc_xx = SentenceEncoder(build_encoder(specs[0], len(tok_xx)), s["pooling"])
+    enc_en = SentenceEncoder(build_encoder(specs[1], len(tok_en)), s["pooling"])
     m = cfg["moco"]
     head = NLIHead(enc_en.backbone.config.hidden_size, m["nli_hidden"], m["nli_dropout"]) if s["nli"] else None
     return DualMomentumContrast(enc_xx, enc_en, queue_size=s["queue_size"], temperature=s["temperature"],
@@ -66,37 +57,26 @@ def build(cfg: dict, s: dict, tok_xx, tok_en, seed: int) -> DualMomentumContrast
                                 nli_head=head, nli_weight=m["nli_weight"], seed=seed)
 
 
-def main(argv: list[str] | None = None) -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    (run,) = HfArgumentParser(RunArguments).parse_args_into_dataclasses(args=argv)
-    cfg = load_paper_config("moco", run.scale)
-    s = variants.resolve(run.run, cfg)
-    t = cfg["training"]
-    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", t.get("threads", 1))))
-    manifest = read_json(run.corpus)
-    pairs = load_pairs(manifest)
-    tok_xx, tok_en = load_tokenizer(run.tokenizer_xx), load_tokenizer(run.tokenizer_en)
-    model = build(cfg, s, tok_xx, tok_en, run.seed)
-    nli = read_xnli_tsv(manifest["nli_train"]) if s["nli"] else None
-    collate = MocoCollator(tok_xx, tok_en, t["max_length"], nli, cfg["moco"]["nli_batch_size"])
-    args = TrainingArguments.from_config(
-        t, output_dir=run.output_dir, seed=run.seed, max_steps=run.max_steps if run.max_steps is not None else s["max_steps"],
-        global_batch_size=s["global_batch_size"], stop_after=run.stop_after)
-    resolved = {"paper": "moco", "run": vars(run), "settings": s, "config": cfg, "n_examples": len(pairs),
-                "language": next(iter(manifest["train"]))}
-    trainer = Trainer(model, pairs, collate, args, config_to_save=resolved)
-    summary = trainer.train()
-    if "stopped_at" in summary:
-        log.info("stopped after step %d (stop_after)", summary["stopped_at"])
-        return
-    if trainer.rank == 0:
-        out = Path(run.output_dir)
-        m = trainer.unwrap()
-        for enc, tok, side in ((m.encoder_x, tok_xx, "xx"), (m.encoder_y, tok_en, "en")):
-            enc.save(out / "model" / side, tok, max_seq_length=cfg["eval"]["max_length"])
-        write_json(out / "model" / "moco_run.json", resolved)
-        write_json(out / "summary.json", summary)
+class MocoRecipe:
+    paper = "moco"
+
+    def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> list:
+        return load_pairs(manifest, one_language=run.experiment == self.paper)
+
+    def build(self, cfg: dict, run: RunArguments, manifest: dict) -> Built:
+        s = variants.resolve(run.method, cfg)
+        tok_xx, tok_en = tokenizers(run.tokenizer)
+        model = build_model(cfg, s, encoder_specs(cfg, run.init), tok_xx, tok_en, run.seed)
+        nli = read_xnli_tsv(manifest["nli_train"]) if s["nli"] else None
+        collate = MocoCollator(tok_xx, tok_en, cfg["training"]["max_length"], nli, cfg["moco"]["nli_batch_size"])
+
+        def save(trained: DualMomentumContrast, out: Path) -> None:
+            save_dual_encoder({"xx": (trained.encoder_x, tok_xx), "en": (trained.encoder_y, tok_en)}, out,
+                              cfg["eval"]["max_length"])
+
+        overrides = {"max_steps": s["max_steps"], "global_batch_size": s["global_batch_size"]}
+        return Built(model, collate, save, {**s, "languages": sorted(manifest["train"])}, overrides)
 
 
 if __name__ == "__main__":
-    main()
+    main(MocoRecipe())

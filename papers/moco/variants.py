@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 
 MAIN = ("moco", "inbatch", "moco_nli")
-_ANALYSIS = re.compile(r"^q(?P<q>\d+)(_b(?P<b>\d+))?(_t(?P<t>[0-9.]+))?(?P<shared>_shared)?(_pool-(?P<pool>mean|max|cls))?$")
+_ANALYSIS = re.compile(r"^q(?P<q>\d+)(_b(?P<b>\d+))?(_t(?P<t>[0-9.]+))?(?P<shared>_shared)?"
+                       r"(_pool-(?P<pool>mean|max|cls))?$")
 
 
 def resolve(name: str, cfg: dict) -> dict:
@@ -36,7 +37,8 @@ def resolve(name: str, cfg: dict) -> dict:
         return {**s, "nli": True}
     g = _ANALYSIS.match(name)
     if not g:
-        raise ValueError(f"unknown MoCo-BERT run {name!r}; expected init, {', '.join(MAIN)} or q<K>[_b<B>][_t<tau>][_shared][_pool-<mode>]")
+        raise ValueError(f"unknown MoCo-BERT run {name!r}; expected init, {', '.join(MAIN)} or "
+                         "q<K>[_b<B>][_t<tau>][_shared][_pool-<mode>]")
     s["queue_size"] = int(g["q"])
     if g["b"]:
         s["global_batch_size"] = int(g["b"])
@@ -59,14 +61,16 @@ def _num(x: float) -> str:
 def analysis_runs(cfg: dict) -> dict[str, list[tuple]]:
     """(value, run name) per figure/table of section 3.4."""
     a, m = cfg["analysis"], cfg["moco"]
-    base = f"q{a['queue_size']}"
+    q = f"q{a['queue_size']}"
+    # the main queue size with default settings is the main run itself
+    base = "moco" if a["queue_size"] == m["queue_size"] else q
     return {
-        # the main queue size with default settings is the main run itself
         "figure2_queue": [(k, "moco" if k == m["queue_size"] else f"q{k}") for k in a["queue_sizes"]],
-        "figure2_small_batch": [(a["small_batch"], f"{base}_b{a['small_batch']}")],
-        "table4_temperature": [(tau, base if tau == m["temperature"] else f"{base}_t{_num(tau)}") for tau in a["temperatures"]],
-        "table5_momentum": [("momentum", base), ("shared", f"{base}_shared")],
-        "table6_pooling": [(p, base if p == cfg["pooling"] else f"{base}_pool-{p}") for p in a["poolings"]],
+        "figure2_small_batch": [(a["small_batch"], f"{q}_b{a['small_batch']}")],
+        "table4_temperature": [(tau, base if tau == m["temperature"] else f"{q}_t{_num(tau)}")
+                               for tau in a["temperatures"]],
+        "table5_momentum": [("momentum", base), ("shared", f"{q}_shared")],
+        "table6_pooling": [(p, base if p == cfg["pooling"] else f"{q}_pool-{p}") for p in a["poolings"]],
     }
 
 

@@ -57,7 +57,8 @@ def _tar_bz2(members: dict[str, str]) -> bytes:
 def serve_bucc_one_pair(root: Path, xx: str, text: str) -> None:
     """The three BUCC 2018 archives of ``xx-en``, one gold pair per split (the test split has no gold file)."""
     for split, s in (("sample-gold", "sample"), ("training-gold", "training"), ("test", "test")):
-        members = {f"bucc2018/{xx}-en/{xx}-en.{s}.{xx}": f"{xx}-000001\t{text}\n",
+        src = f"{text} (test)" if s == "test" else text  # the test split's own sentence
+        members = {f"bucc2018/{xx}-en/{xx}-en.{s}.{xx}": f"{xx}-000001\t{src}\n",
                    f"bucc2018/{xx}-en/{xx}-en.{s}.en": "en-000001\tHello\n"}
         if split != "test":
             members[f"bucc2018/{xx}-en/{xx}-en.{s}.gold"] = f"{xx}-000001\ten-000001\n"
@@ -66,7 +67,7 @@ def serve_bucc_one_pair(root: Path, xx: str, text: str) -> None:
 
 def test_pinned_sha256_and_mismatch(server, tmp_path):
     root, base = server
-    src, eng = "Hallo Welt.\nGuten Tag.\n".encode(), "Hello world.\nGood day.\n".encode()
+    src, eng = b"Hallo Welt.\nGuten Tag.\n", b"Hello world.\nGood day.\n"
     res = dl.tatoeba("deu", "0" * 64, "0" * 64)
     sha_src, sha_eng = serve(root, res[0].url, src), serve(root, res[1].url, eng)
     d = dl.Downloader(tmp_path / "dl", base_url=base)
@@ -156,23 +157,32 @@ def test_paper_corpus_from_local_mirror(server, tmp_path, data_root):
         for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
             serve(root, res.url, (data_root / "tatoeba_v1" / Path(res.name).name).read_bytes())
     tat_de = (data_root / "tatoeba_v1" / "tatoeba.deu-eng.deu").read_text().splitlines()
-    de = [f"Satz {i}." for i in range(50)] + [tat_de[0]]  # the last pair leaks a Tatoeba sentence
-    en = [f"Sentence {i}." for i in range(50)] + ["anything"]
+    # the last pairs leak a Tatoeba sentence and the BUCC *test* split's sentence (the split that is reported)
+    de = [f"Satz {i}." for i in range(50)] + [tat_de[0], "Hallo (test)"]
+    en = [f"Sentence {i}." for i in range(50)] + ["anything", "something"]
     serve(root, dl.opus_moses("Europarl", "v8", "de", "en").url,
           _zip({"Europarl.de-en.de": "\n".join(de) + "\n", "Europarl.de-en.en": "\n".join(en) + "\n"}))
     serve_bucc_one_pair(root, "de", "Hallo")
     header = "language\tgold_label\tsentence1\tsentence2"
-    serve(root, dl.xnli().url, _zip({"XNLI-1.0/xnli.test.tsv": f"{header}\nde\tneutral\tA b.\tC d.\nen\tneutral\tE.\tF.\n"}))
+    serve(root, dl.xnli().url, _zip({"XNLI-1.0/xnli.test.tsv":
+                                     f"{header}\nde\tneutral\tA b.\tC d.\nen\tneutral\tE.\tF.\n"}))
     serve(root, dl.multinli().url, _zip({"multinli_1.0/multinli_1.0_train.txt":
                                          "gold_label\tsentence1\tsentence2\nentailment\tX y.\tX.\n-\tZ.\tW.\n"}))
-    spec = {"opus_languages": ["de", "fr"], "opus_corpora": [["Europarl", "v8"]], "max_pairs_per_language": 20,
+    spec = {"opus_languages": ["de", "fr"], "opus_corpora": [["Europarl", "v8"]], "max_pairs_per_language": 60,
             "bucc_pairs": ["de"], "seed": 1}
     m = prepare("paper", tmp_path / "corpus", "", spec, base_url=base)
     assert m["opus_skipped"] == ["Europarl/v8 fr-en"]  # not served: 404, skipped and listed
     train = loaders.read_tsv_pairs(m["train"]["deu"])
-    assert len(train) + m["leakage"]["dropped"]["deu"] == 20  # capped sample, then the leakage rule
-    assert all(a != tat_de[0] for a, _ in train)
+    assert len(train) == 50 and m["leakage"]["dropped"]["deu"] == 2  # the Tatoeba and the BUCC test sentence
+    assert all(a not in (tat_de[0], "Hallo (test)") for a, _ in train)
     assert loaders.read_bucc(m["bucc_dir"], "de-en", "training").gold == {("de-000001", "en-000001")}
+    assert m["bucc_splits"] == {"tune": "sample", "test": "training"}  # public protocol: the test gold is not public
+    gold_dir = tmp_path / "gold"
+    gold_dir.mkdir()
+    (gold_dir / "de-en.test.gold").write_text("de-000001\ten-000001\n")
+    m = prepare("paper", tmp_path / "corpus2", "", {**spec, "bucc_test_gold_dir": str(gold_dir)}, base_url=base)
+    assert m["bucc_splits"] == {"tune": "training", "test": "test"}  # DAP appendix B, with the gold supplied
+    assert loaders.read_bucc(m["bucc_dir"], "de-en", "test").gold == {("de-000001", "en-000001")}
     assert len(loaders.read_xnli_tsv(m["xnli_train"])) == 1 and m["nli_languages"] == ["de", "en"]
     assert len(m["tatoeba_languages"]) == 36
 
@@ -199,7 +209,8 @@ def test_moco_paper_corpus_from_local_mirror(server, tmp_path, data_root):
                     f"{corpus}.en-zh.zh": "".join(z + "\n" for z, _ in pairs)}))
     serve_bucc_one_pair(root, "zh", "你好")
     header = "gold_label\tsentence1\tsentence2\n"
-    serve(root, dl.multinli().url, _zip({"multinli_1.0/multinli_1.0_train.txt": header + "entailment\tX y.\tX.\n-\tZ.\tW.\n"}))
+    serve(root, dl.multinli().url, _zip({"multinli_1.0/multinli_1.0_train.txt":
+                                         header + "entailment\tX y.\tX.\n-\tZ.\tW.\n"}))
     serve(root, dl.snli().url, _zip({"snli_1.0/snli_1.0_train.txt": header + "neutral\tA man.\tA tall man.\n"}))
     spec = {"corpora": [{"name": "Tatoeba", "kind": "opus", "corpus": "Tatoeba", "version": "v2023-04-12"},
                         {"name": "NC", "kind": "opus", "corpus": "News-Commentary", "version": "v16"},

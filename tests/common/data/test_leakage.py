@@ -15,18 +15,21 @@ def test_drops_pairs_with_either_side_and_counts():
 
 
 def test_mini_corpus_has_no_evaluation_sentence(data_root, tmp_path):
-    spec = {"multi30k": [], "cmn": True, "stsb_multi_mt": ["zh"], "bucc_pairs": ["zh"],
-            "bucc_gold_fraction": 0.035, "seed": 1}
+    spec = {"multi30k": [], "cmn": True, "stsb_multi_mt": ["zh"], "seed": 1,
+            "bucc": {"pairs": ["zh"], "sources": ["stsb", "xnli", "xquad"],
+                     "english_extra": ["iwslt", "xquad_contexts"],
+                     "gold_per_split": {"sample": 50, "training": 150, "test": 150},
+                     "english_per_split": 5000, "seed": 1}}
     manifest = prepare("mini", tmp_path, data_root, spec)
     leak = manifest["leakage"]
     # cmn.txt overlaps Tatoeba cmn-eng: the rule must have dropped those pairs and counted them.
     assert leak["dropped"]["cmn"] > 392
     xx, en = loaders.read_tatoeba(data_root / "tatoeba_v1", "cmn")
     evals = {normalize(s) for s in xx + en}
+    for split in ("sample", "training", "test"):  # the BUCC-style benchmark is evaluation data too
+        b = loaders.read_bucc(tmp_path / "bucc", "zh-en", split)
+        evals |= {normalize(s) for s in (*b.src.values(), *b.trg.values())}
     train = loaders.read_tsv_pairs(manifest["train"]["cmn"])
     assert not any(normalize(a) in evals or normalize(b) in evals for a, b in train)
     assert leak["pairs_before"]["cmn"] - leak["dropped"]["cmn"] == len(train)
-    # the BUCC-style benchmark: real BUCC layout, about 3.5 % gold, three splits
-    for split in ("sample", "training", "test"):
-        b = loaders.read_bucc(tmp_path / "bucc", "zh-en", split)
-        assert 0.02 <= len(b.gold) / len(b.src) <= 0.05
+    assert manifest["bucc_benchmark"]["zh-en"]["test"]["gold"] == 150

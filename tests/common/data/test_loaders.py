@@ -13,7 +13,8 @@ def write(p, text: str | bytes):
 
 def test_parallel_misaligned_names_files(tmp_path):
     a, b = write(tmp_path / "a.de", "x\ny\nz\n"), write(tmp_path / "a.en", "x\ny\n")
-    with pytest.raises(DataFormatError, match=r"a\.en:3: misaligned parallel files: .*a\.de has 3 lines, .*a\.en has 2"):
+    with pytest.raises(DataFormatError,
+                       match=r"a\.en:3: misaligned parallel files: .*a\.de has 3 lines, .*a\.en has 2"):
         loaders.read_parallel(a, b)
 
 
@@ -26,7 +27,7 @@ def test_bad_utf8_names_file_and_line(tmp_path):
 def test_gzip_and_crlf(tmp_path):
     p = tmp_path / "x.en.gz"
     with gzip.open(p, "wb") as fh:
-        fh.write("a\r\nb\r\n".encode())
+        fh.write(b"a\r\nb\r\n")
     assert loaders.read_lines(p) == ["a", "b"]
 
 

@@ -3,8 +3,16 @@ import random
 import pytest
 
 from common.data import loaders
-from common.data.synthetic import (Meaning, PivotEnglish, SyntheticSpec, make_languages, nli_hypothesis,
-                                   perturb, random_meaning, write_synthetic_corpus)
+from common.data.synthetic import (
+    Meaning,
+    PivotEnglish,
+    SyntheticSpec,
+    make_languages,
+    nli_hypothesis,
+    perturb,
+    random_meaning,
+    write_synthetic_corpus,
+)
 from common.io import sha256_file
 
 SPEC = dict(seed=3, n_languages=5, train_pairs_per_language=200, tatoeba_pairs=50, bucc_gold_per_split=6,

@@ -91,6 +91,20 @@ def test_each_side_embedded_by_its_own_encoder():
     embed_zh = lambda texts: basis[[int(t[1:]) for t in texts]]
     embed_en = lambda texts: basis[[int(t[1:]) for t in texts]]
     scrambled = lambda texts: basis[[(int(t[1:]) + 1) % 4 for t in texts]]  # the wrong encoder for English
-    good = {(c.src, c.trg) for c in bucc.candidates_for_split(split, embed_zh, k=2, scoring="distance", embed_trg=embed_en)}
-    bad = {(c.src, c.trg) for c in bucc.candidates_for_split(split, embed_zh, k=2, scoring="distance", embed_trg=scrambled)}
+    good = {(c.src, c.trg)
+            for c in bucc.candidates_for_split(split, embed_zh, k=2, scoring="distance", embed_trg=embed_en)}
+    bad = {(c.src, c.trg)
+           for c in bucc.candidates_for_split(split, embed_zh, k=2, scoring="distance", embed_trg=scrambled)}
     assert ("zh-0", "en-0") in good and ("zh-0", "en-0") not in bad
+
+
+def test_forward_cosine_keeps_every_sources_best_target():
+    """VMSST's BUCC (cosine): each source's highest-cosine target, with no backward candidates and no one-to-one
+    filtering -- two sources may pick the same target (worked by hand: s0 -> t0 (1.0), s1 -> t0 (0.8), s2 -> t1)."""
+    src = torch.tensor([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]])
+    trg = torch.tensor([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
+    fwd = bucc.mine(src, trg, scoring="cosine", retrieval="forward")
+    assert [(s, t) for s, t, _ in fwd] == [(0, 0), (2, 1), (1, 0)]
+    assert [round(sc, 6) for _, _, sc in fwd] == [1.0, 1.0, 0.8]
+    both = bucc.mine(src, trg, k=1, scoring="cosine", retrieval="max")
+    assert len({t for _, t, _ in both}) == len(both)  # LASER's one-to-one filtering: each target once

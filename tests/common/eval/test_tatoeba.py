@@ -33,3 +33,14 @@ def test_groups():
     assert g["ab"]["xx2en"] == 60.0 and g["ab"]["en2xx"] == 90.0 and g["ab"]["both"] == 75.0
     assert g["ac"]["xx2en"] is None and g["ac"]["missing"] == ["ccc"]
     assert g["all"]["n_languages"] == 2
+
+
+def test_ties_go_to_the_lowest_index():
+    """Keys 0-9 are one vector (tied cosines); keys 10, 11 differ. Every tied query retrieves key 0, so only
+    query 0 of the tied group is right (torch.topk returns key 8 for such ties: not what LASER's argmax does)."""
+    a, b, c = [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]
+    keys = torch.tensor([a] * 10 + [b, c])
+    queries = torch.tensor([a] * 10 + [b, c])
+    assert tatoeba.nearest(queries, keys).tolist() == [0] * 10 + [10, 11]
+    assert tatoeba.nearest(queries, keys, block=3).tolist() == [0] * 10 + [10, 11]  # blocks change nothing
+    assert tatoeba.retrieval_accuracy(queries, keys) == pytest.approx(300 / 12)

@@ -19,7 +19,8 @@ pairs = [(f"ku{i % 7} ma{i % 5} so{i % 3} li{i % 11}", f"the man{i % 5} sees dog
          for i in range(96)]
 tok = train_wordpiece([s for a, b, _ in pairs for s in (a, b)], 120, f"{out}/tok", min_frequency=1)
 torch.manual_seed(0)
-mlm = build_mlm_model(EncoderSpec(hidden_size=16, num_layers=2, num_heads=2, intermediate_size=32, dropout=0.0), len(tok))
+mlm = build_mlm_model(EncoderSpec(hidden_size=16, num_layers=2, num_heads=2, intermediate_size=32, dropout=0.0),
+                      len(tok))
 model = DAPModel(mlm, ["tr", "rtl"], temperature=0.1, rtl_layers=1, pooling="mean")
 args = TrainingArguments(output_dir=f"{out}/run", max_steps=max_steps, global_batch_size=8, learning_rate=1e-3,
                          warmup_steps=2, save_every=save_every, log_every=1, seed=5, stop_after=stop_after,

@@ -64,7 +64,8 @@ def test_checkpoint_resumes_in_either_world_size(straight, tmp_path, first, seco
     partition them per rank, so they resume in the same world size (tested with stage 2)."""
     run(tmp_path, 8, 4, 5, nproc=first, zero=zero)  # killed after step 5; checkpoint at step 4
     run(tmp_path, 8, 4, nproc=second, zero=zero)
-    assert [json.loads(l)["step"] for l in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()] == list(range(1, 9))
+    assert [json.loads(l)["step"]
+            for l in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()] == list(range(1, 9))
     assert losses(tmp_path) == pytest.approx(losses(straight), rel=1e-4)
     assert same(final(tmp_path), final(straight))
 

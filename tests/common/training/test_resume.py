@@ -34,5 +34,6 @@ def test_changed_arguments_refuse_to_resume(tmp_path):
     run(tmp_path / "a", 12, 4, 6)  # checkpoint at step 4
     env = {**os.environ, "DS_ACCELERATOR": "cpu", "OMP_NUM_THREADS": "1"}
     env.pop("WORLD_SIZE", None)
-    proc = subprocess.run([sys.executable, str(WORKER), str(tmp_path / "a"), "12", "3"], env=env, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, str(WORKER), str(tmp_path / "a"), "12", "3"], env=env, capture_output=True,
+                          text=True)
     assert proc.returncode != 0 and "other training arguments (save_every)" in proc.stderr

@@ -28,7 +28,7 @@ def test_head_copies_last_k_layers(tok):
     head = RTLHead(m, num_layers=2)
     enc_layers = m.base_model.encoder.layer
     for copied, original in zip(head.layers, enc_layers[-2:]):
-        for (n1, p1), (n2, p2) in zip(copied.named_parameters(), original.named_parameters()):
+        for p1, p2 in zip(copied.parameters(), original.parameters()):
             assert torch.equal(p1, p2) and p1.data_ptr() != p2.data_ptr()  # same values, own parameters
     with pytest.raises(ValueError, match="1..4"):
         RTLHead(m, num_layers=5)
@@ -41,13 +41,12 @@ def test_collator_rtl_targets(tok):
     real = b["trg_attention_mask"][:, 1:].bool() & ~torch.isin(trg, torch.tensor(tok.all_special_ids))
     assert torch.equal(b["rtl_labels"] == -100, ~real)  # rho = 1: every English word piece is reconstructed
     assert torch.equal(b["rtl_labels"][real], trg[real])
-    assert (b["rtl_input_ids"][real] == tok.mask_token_id).all()
-    assert b["rtl_position_ids"][0, 0] == 1
+    assert (b["rtl_input_ids"][real] == tok.mask_token_id).all() and not b["rtl_keep"].any()
     half = DAPCollator(tok, 16, ["tr", "rtl"], rho=0.3, direction="both")(PAIRS, torch.Generator().manual_seed(0))
     assert half["rtl_from_en"].tolist() == [0, 0, 1, 1]
     assert ((half["rtl_labels"] != -100).sum(1) >= 1).all()  # at least one target per sentence
     kept = (half["rtl_labels"] == -100) & half["rtl_attention_mask"].bool()
-    assert (half["rtl_input_ids"][kept] != tok.mask_token_id).all()  # unselected tokens are given, not masked
+    assert torch.equal(half["rtl_keep"], kept) and kept.any()  # unselected real tokens are kept (fed as states)
 
 
 @pytest.mark.parametrize("name", ["tr", "tr_tlm", "dap", "dap_dir-both", "dap_rho-0.5", "dap_k-1"])
@@ -81,7 +80,8 @@ def test_rtl_loss_ignores_cls_state(tok):
 def test_unknown_variant():
     with pytest.raises(ValueError, match="unknown DAP variant"):
         variants.resolve("dap_k-x", {"rtl_layers": 2, "rho": 1.0, "direction": "xx2en"})
-    pts = variants.ablation_variants({"rho": [0.5, 1.0], "rtl_layers": [1, 2]}, {"rtl_layers": 2, "rho": 1.0, "direction": "xx2en"})
+    pts = variants.ablation_variants({"rho": [0.5, 1.0], "rtl_layers": [1, 2]},
+                                     {"rtl_layers": 2, "rho": 1.0, "direction": "xx2en"})
     assert pts == {"rho": [(0.5, "dap_rho-0.5"), (1.0, "dap")], "rtl_layers": [(1, "dap_k-1"), (2, "dap")]}
 
 
@@ -103,3 +103,144 @@ def test_rtl_head_ignores_padded_positions(tok):
     with torch.no_grad():
         c = head(states, src_mask, trg_ids, trg_mask, pos)
     assert (a[0, :2] - c[0, :2]).abs().max() > 1e-3
+
+
+class Capture:
+    """Records what enters the RTL head's first layer (h) and its embedding layer (position ids)."""
+
+    def __init__(self, model):
+        self.h = self.positions = None
+        model.rtl.layers[0].register_forward_pre_hook(self._layer, with_kwargs=True)
+        model.rtl.embeddings.register_forward_pre_hook(self._emb, with_kwargs=True)
+
+    def _layer(self, module, args, kwargs):
+        self.h = args[0].detach().clone()
+
+    def _emb(self, module, args, kwargs):
+        self.positions = kwargs["position_ids"].clone()
+
+
+def model_and_batch(tok, rho=1.0, direction="xx2en", num_languages=0, dropout=0.0):
+    torch.manual_seed(0)
+    m = build_mlm_model(EncoderSpec(hidden_size=16, num_layers=4, num_heads=2, intermediate_size=32, dropout=dropout),
+                        len(tok))
+    model = DAPModel(m, ["tr", "rtl"], temperature=0.05, rtl_layers=2, direction=direction,
+                     num_languages=num_languages, pooling="mean").eval()
+    b = DAPCollator(tok, 16, ["tr", "rtl"], rho=rho, direction=direction)(PAIRS, torch.Generator().manual_seed(3))
+    return model, b
+
+
+def test_kept_target_positions_receive_the_targets_contextual_states(tok):
+    """Section 5.2: with rho < 1 the head sees the *contextual* English states of the unmasked tokens (the
+    leakage the paper describes), and [MASK] embeddings at the positions it must reconstruct."""
+    model, b = model_and_batch(tok, rho=0.5)
+    cap = Capture(model)
+    with torch.no_grad():
+        model(**b)
+        _, trg_h = model.encoder(b["trg_input_ids"], b["trg_attention_mask"])
+    sx = b["src_input_ids"].shape[1] - 1
+    head_trg = cap.h[:, sx:]  # (B, S-1, D)
+    keep = b["rtl_keep"]
+    assert keep.any() and (b["rtl_labels"] != -100).any()
+    assert torch.allclose(head_trg[keep], trg_h[:, 1:][keep], atol=1e-6)
+    masked = b["rtl_labels"] != -100
+    mask_emb = model.rtl.embeddings(input_ids=b["rtl_input_ids"], position_ids=cap.positions,
+                                    token_type_ids=torch.zeros_like(b["rtl_input_ids"]))
+    assert torch.allclose(head_trg[masked], mask_emb[masked], atol=1e-6)
+
+
+def test_directions_feed_the_read_side_and_reconstruct_the_other(tok):
+    for direction, from_en in (("xx2en", [0, 0, 0, 0]), ("en2xx", [1, 1, 1, 1]), ("both", [0, 0, 1, 1])):
+        model, b = model_and_batch(tok, direction=direction, num_languages=3)
+        cap = Capture(model)
+        with torch.no_grad():
+            model(**b)
+            _, src_h = model.encoder(b["src_input_ids"], b["src_attention_mask"])
+            _, trg_h = model.encoder(b["trg_input_ids"], b["trg_attention_mask"])
+        assert b["rtl_from_en"].tolist() == from_en
+        sx = src_h.shape[1] - 1
+        for i, fe in enumerate(from_en):
+            read, rebuilt = (trg_h, b["src_input_ids"]) if fe else (src_h, b["trg_input_ids"])
+            real = (b["trg_attention_mask"] if fe else b["src_attention_mask"])[i, 1:].bool()
+            # language embeddings start at zero: the head reads exactly the read side's states
+            assert torch.allclose(cap.h[i, :sx][real], read[i, 1:][real], atol=1e-6)
+            labels = b["rtl_labels"][i]
+            assert torch.equal(labels[labels != -100], rebuilt[i, 1:][labels != -100])
+
+
+def test_rtl_loss_against_a_naive_loop(tok):
+    """Eq. 6 computed sentence by sentence on unpadded inputs: source states without [CLS], one [MASK]
+    per target word piece at the target's own positions, cross-entropy at every target position."""
+    model, b = model_and_batch(tok)
+    with torch.no_grad():
+        _, src_h = model.encoder(b["src_input_ids"], b["src_attention_mask"])
+        _, trg_h = model.encoder(b["trg_input_ids"], b["trg_attention_mask"])
+        fast = model._rtl(src_h, b["src_attention_mask"], trg_h, b["trg_attention_mask"],
+                          {**b, "src_input_ids": b["src_input_ids"], "trg_input_ids": b["trg_input_ids"]})
+        total, count = 0.0, 0
+        specials = set(tok.all_special_ids)
+        for i in range(len(PAIRS)):
+            n_src = int(b["src_attention_mask"][i].sum())
+            source = src_h[i, 1:n_src]  # without [CLS], with [SEP]
+            trg_ids = b["trg_input_ids"][i, : int(b["trg_attention_mask"][i].sum())].tolist()
+            slots = [j for j, t in enumerate(trg_ids) if j > 0 and t not in specials]  # positions in the target
+            masks = model.rtl.embeddings(input_ids=torch.full((1, len(slots)), tok.mask_token_id),
+                                         position_ids=torch.tensor([slots]),
+                                         token_type_ids=torch.zeros(1, len(slots), dtype=torch.long))[0]
+            h = torch.cat([source, masks])[None]
+            for layer in model.rtl.layers:
+                h = layer(h, attention_mask=torch.zeros(1, 1, 1, h.shape[1]))
+                h = h[0] if isinstance(h, tuple) else h
+            logits = model.rtl.lm_head(h[0, len(source):])
+            for k, j in enumerate(slots):
+                total += float(-torch.log_softmax(logits[k], -1)[trg_ids[j]])
+                count += 1
+    assert float(fast) == pytest.approx(total / count, rel=1e-5)
+
+
+def test_tlm_corruption():
+    """Eq. 2 / BERT: only non-special real tokens are chosen (15 %); of those 80 % [MASK], 10 % random, 10 % kept;
+    labels are the original ids at the chosen positions and -100 elsewhere."""
+    sents = [" ".join(f"w{(i * 7 + j) % 40}" for j in range(12)) for i in range(200)]
+    t = train_wordpiece(sents * 2, 120, out_dir=__import__("tempfile").mkdtemp(), min_frequency=1)
+    col = DAPCollator(t, 16, ["tr", "tlm"], tlm_mask_prob=0.15)
+    b = col([(s, s[::-1], 1) for s in sents], torch.Generator().manual_seed(0))
+    enc = t(sents, [s[::-1] for s in sents], padding=True, truncation=True, max_length=32, return_tensors="pt",
+            return_special_tokens_mask=True)
+    orig, maskable = enc["input_ids"], (enc["special_tokens_mask"] == 0) & (enc["attention_mask"] == 1)
+    chosen = b["tlm_labels"] != -100
+    assert not (chosen & ~maskable).any() and torch.equal(b["tlm_labels"][chosen], orig[chosen])
+    assert torch.equal(b["tlm_input_ids"][~chosen], orig[~chosen])
+    rate = chosen.sum() / maskable.sum()
+    assert 0.13 < rate < 0.17
+    to_mask = (b["tlm_input_ids"][chosen] == t.mask_token_id).float().mean()
+    kept = (b["tlm_input_ids"][chosen] == orig[chosen]).float().mean()
+    assert 0.75 < to_mask < 0.85 and 0.06 < kept < 0.16  # kept: 10 % plus random draws of the same id
+
+
+def test_rtl_position_ids_follow_xlmr_numbering():
+    """XLM-R numbers positions from padding_idx + 1 = 2 (<s>); the first [MASK] slot is the first word piece
+    of the target, so it gets position 3, never the padding row 1 (a tiny XLM-R built locally)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import XLMRobertaConfig, XLMRobertaForMaskedLM, XLMRobertaTokenizerFast
+
+    words = "<s> <pad> </s> <unk> <mask> the man sees a dog ku ma so li".split()
+    core = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    core.post_processor = processors.TemplateProcessing(single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>",
+                                                        special_tokens=[("<s>", 0), ("</s>", 2)])
+    xtok = XLMRobertaTokenizerFast(tokenizer_object=core, bos_token="<s>", eos_token="</s>", unk_token="<unk>",
+                                   pad_token="<pad>", mask_token="<mask>", cls_token="<s>", sep_token="</s>")
+    cfg = XLMRobertaConfig(vocab_size=len(words), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                           intermediate_size=32, max_position_embeddings=40, pad_token_id=1, type_vocab_size=1)
+    torch.manual_seed(0)
+    model = DAPModel(XLMRobertaForMaskedLM(cfg), ["tr", "rtl"], temperature=0.05, rtl_layers=1).eval()
+    pairs = [("ku ma so", "the man sees a dog", 1), ("li", "a dog", 1)]
+    b = DAPCollator(xtok, 16, ["tr", "rtl"])(pairs, torch.Generator().manual_seed(0))
+    cap = Capture(model)
+    with torch.no_grad():
+        model(**b)
+    own = model.encoder.backbone.embeddings.create_position_ids_from_input_ids(b["trg_input_ids"], 1)
+    assert torch.equal(cap.positions, own[:, 1:])
+    assert cap.positions[0, :5].tolist() == [3, 4, 5, 6, 7] and cap.positions[1, 0] == 3
+    assert (cap.positions[1, 3:] == 1).all()  # padding keeps the padding row, as in the encoder

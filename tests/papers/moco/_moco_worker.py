@@ -13,7 +13,8 @@ from papers.moco.model import DualMomentumContrast
 
 out, max_steps, save_every, dropout = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 stop_after = int(sys.argv[5]) if len(sys.argv) > 5 else None
-pairs = [(f"ku{i % 7} ma{i % 5} so{i % 3} li{i % 11}", f"the man{i % 5} sees dog{i % 7} {i % 3} at {i % 11}") for i in range(96)]
+pairs = [(f"ku{i % 7} ma{i % 5} so{i % 3} li{i % 11}", f"the man{i % 5} sees dog{i % 7} {i % 3} at {i % 11}")
+         for i in range(96)]
 tok_x = train_wordpiece([a for a, _ in pairs], 100, f"{out}/tok_x", min_frequency=1)
 tok_y = train_wordpiece([b for _, b in pairs], 100, f"{out}/tok_y", min_frequency=1)
 torch.manual_seed(0)

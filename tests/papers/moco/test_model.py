@@ -22,8 +22,10 @@ def encoder(seed):
 
 def batch(b=4, s=5):
     g = torch.Generator().manual_seed(1)
-    return {"x_input_ids": torch.randint(5, 30, (b, s), generator=g), "x_attention_mask": torch.ones(b, s, dtype=torch.long),
-            "y_input_ids": torch.randint(5, 30, (b, s), generator=g), "y_attention_mask": torch.ones(b, s, dtype=torch.long)}
+    return {"x_input_ids": torch.randint(5, 30, (b, s), generator=g),
+            "x_attention_mask": torch.ones(b, s, dtype=torch.long),
+            "y_input_ids": torch.randint(5, 30, (b, s), generator=g),
+            "y_attention_mask": torch.ones(b, s, dtype=torch.long)}
 
 
 def naive_info_nce(q, k, queue, tau):
@@ -78,7 +80,8 @@ def test_in_batch_baseline_is_the_summed_bidirectional_ranking_loss():
 
 
 def test_shared_keys_come_from_the_base_encoders_without_gradient():
-    model = DualMomentumContrast(encoder(0), encoder(1), queue_size=8, temperature=0.1, momentum=0.9, momentum_mode="shared")
+    model = DualMomentumContrast(encoder(0), encoder(1), queue_size=8, temperature=0.1, momentum=0.9,
+                                 momentum_mode="shared")
     assert not hasattr(model, "key_encoder_x")
     b = batch()
     model(**b)["loss"].backward()
@@ -92,8 +95,10 @@ def test_nli_multitask_adds_alpha_times_the_nli_loss():
                                  nli_head=NLIHead(8), nli_weight=0.1)
     b = batch()
     g = torch.Generator().manual_seed(2)
-    nli = {"nli_premise_input_ids": torch.randint(5, 30, (3, 5), generator=g), "nli_premise_attention_mask": torch.ones(3, 5, dtype=torch.long),
-           "nli_hypothesis_input_ids": torch.randint(5, 30, (3, 5), generator=g), "nli_hypothesis_attention_mask": torch.ones(3, 5, dtype=torch.long),
+    nli = {"nli_premise_input_ids": torch.randint(5, 30, (3, 5), generator=g),
+           "nli_premise_attention_mask": torch.ones(3, 5, dtype=torch.long),
+           "nli_hypothesis_input_ids": torch.randint(5, 30, (3, 5), generator=g),
+           "nli_hypothesis_attention_mask": torch.ones(3, 5, dtype=torch.long),
            "nli_labels": torch.tensor([0, 1, 2])}
     model.eval()  # no dropout, no queue update: comparable outputs
     out = model(**b, **nli)
@@ -114,7 +119,8 @@ def test_run_names():
            "analysis": {"queue_size": 32, "queue_sizes": [16, 32, 64], "small_batch": 4, "temperatures": [0.01, 0.04],
                         "poolings": ["mean", "cls"]}}
     s = variants.resolve("q32_b4_t0.07_shared_pool-cls", cfg)
-    assert (s["queue_size"], s["global_batch_size"], s["temperature"], s["momentum_mode"], s["pooling"]) == (32, 4, 0.07, "shared", "cls")
+    assert ((s["queue_size"], s["global_batch_size"], s["temperature"], s["momentum_mode"], s["pooling"])
+            == (32, 4, 0.07, "shared", "cls"))
     assert variants.resolve("init", cfg)["max_steps"] == 0
     with pytest.raises(ValueError, match="not a multiple"):
         variants.resolve("q40", cfg)

@@ -1,6 +1,10 @@
+import pytest
+
 from common.config import load_paper_config
 from common.io import write_json
+from common.report.results import ResultStore
 from papers.moco.report import Results, claims, queue_age_note
+from papers.moco.runs import registry
 
 
 def test_queue_age_note_against_hand_computed_ages():
@@ -10,30 +14,45 @@ def test_queue_age_note_against_hand_computed_ages():
                         "poolings": ["mean"]}}
     note = queue_age_note(cfg, load_paper_config("moco", "paper"))
     # 16 / 16 = 1 step of 10 (10 %), 64 / 16 = 4 steps (40 %); paper 409600 / 1024 = 400 of 78600 (0.51 %)
-    assert note == ("Age of the oldest queued key, K / batch steps (share of the run): ours 16: 1 of 10 steps (10.0 %); "
+    assert note == ("Age of the oldest queued key, K / batch steps (share of the run): ours "
+                    "16: 1 of 10 steps (10.0 %); "
                     "64: 4 of 10 steps (40.0 %); paper 409600: 400 of 78600 steps (0.5 %).")
 
 
-def test_claims_count_seeds_and_compare_first_seeds(tmp_path):
-    cfg = {"moco": {"queue_size": 64, "temperature": 0.04}, "pooling": "mean", "seeds": [1, 2],
-           "training": {"global_batch_size": 16, "max_steps": 10},
-           "analysis": {"queue_size": 32, "queue_sizes": [16, 64], "small_batch": 4, "temperatures": [0.04],
+def test_claims_give_intervals_and_verdicts(tmp_path):
+    """Hand-made results with known answers: MoCo right on every Tatoeba sentence where in-batch is wrong on
+    every one (B - A = 100, interval [100, 100]: holds); identical STS and BUCC outcomes (B - A = 0: inconclusive);
+    queue 64 strictly worse than queue 32 everywhere (reversed)."""
+    cfg = {"moco": {"queue_size": 64, "temperature": 0.04, "momentum": 0.8}, "pooling": "mean", "seeds": [1, 2],
+           "training": {"global_batch_size": 32, "max_steps": 400},
+           "analysis": {"queue_size": 64, "queue_sizes": [32, 64], "small_batch": 8, "temperatures": [0.04],
                         "poolings": ["mean"]}}
+    sts_items = {"pred": [0.1, 0.5, 0.3, 0.9, 0.7], "gold": [1.0, 2.0, 3.0, 4.0, 5.0]}
+    worse = {"pred": [0.9, 0.7, 0.5, 0.3, 0.1], "gold": [1.0, 2.0, 3.0, 4.0, 5.0]}
 
-    def put(run, seed, sts, bucc=0.0, tatoeba=0.0):
+    hit = "0" + "1" * 10 + "0" * 9  # 10 of the 19 gold sources found
+
+    def put(run, seed, tatoeba="0000", sts=sts_items, tp=hit):
         d = tmp_path / "eval" / "pair" / run / f"seed{seed}"
-        write_json(d / "sts.json", {"scores": {"average_spearman": {"wmean": sts}}})
-        write_json(d / "bucc.json", {"scores": {"main_score": bucc}})
-        write_json(d / "tatoeba.json", {"scores": {"per_language": {"cmn": {"xx2en": tatoeba}}}})
+        write_json(d / "sts-en@wmean.json", {"scores": {"datasets": {"STS12": {"items": {"a": sts}}}}})
+        write_json(d / "bucc@distance-k3.json", {"scores": {"per_pair": {"zh-en": {"test_items": {
+            "gold": "0" + "1" * 19, "tp": tp, "fp": "1" + "0" * 19}}}}})
+        write_json(d / "tatoeba@cosine.json", {"scores": {"items": {"cmn": {"xx2en": tatoeba, "en2xx": tatoeba}}}})
 
-    put("inbatch", 1, 50.0, 20.0, 60.0)
-    put("inbatch", 2, 60.0, 20.0, 60.0)
-    put("moco", 1, 58.0, 30.0, 50.0)  # STS: higher in seed 1, lower in seed 2, mean 56 > 55
-    put("moco", 2, 54.0, 10.0, 50.0)  # BUCC mean 20 = 20: does not hold
-    put("q16", 1, 57.0)  # first seeds: q16 57 < moco 58 -> 1 of 1 consecutive sizes improve
-    put("q32", 1, 40.0, 10.0)
-    put("q32_shared", 1, 19.0, 6.0)  # STS below half (fails), BUCC not below half
-    rows = claims(Results(tmp_path, cfg), cfg).rows
-    assert [r[4] for r in rows] == ["holds (MoCo higher in 1 of 2 seeds)", "does not hold (MoCo higher in 1 of 2 seeds)",
-                                    "does not hold (MoCo higher in 0 of 2 seeds)", "1 of 1 (holds)", "holds", "does not hold"]
-    assert rows[0][2:4] == [55.0, 56.0]
+    for seed in (1, 2):
+        put("inbatch", seed, tatoeba="0000")
+        put("moco", seed, tatoeba="1111")
+        put("q32", seed, sts=sts_items)
+        put("q64_shared", seed, sts=worse, tp="0" * 20)
+    for seed in (1, 2):  # the main run is also the queue-64 point of Figure 2
+        put("moco", seed, tatoeba="1111", sts=worse)
+    rows = {(r[0], r[1]): r for r in claims(Results(ResultStore(tmp_path, registry(cfg))), cfg).rows}
+    tat = rows[("queue beats in-batch negatives", "Tatoeba (both directions)")]
+    assert (tat[6], tat[7], tat[8], tat[9]) == (100.0, "[100.0, 100.0]", 2, "holds")
+    assert rows[("queue beats in-batch negatives", "BUCC F1")][9] == "inconclusive"
+    assert rows[("larger queues help", "STS avg (wmean)")][9] == "reversed"  # queue 64 (worse STS) vs queue 32
+    assert rows[("training without momentum fails", "STS avg (wmean)")][9] == "inconclusive"  # both 'worse'
+    bucc = rows[("training without momentum fails", "BUCC F1")]
+    # F1 = 2 TP / (TP + FP + gold)
+    assert bucc[3].mean == 0.0 and bucc[5].mean == pytest.approx(200 * 10 / (10 + 1 + 19))
+    assert bucc[9] == "holds"  # w/o momentum finds nothing

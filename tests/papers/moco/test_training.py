@@ -58,7 +58,8 @@ def test_autocast_keeps_momentum_encoders_and_queues_in_fp32(tmp_path):
     most of each update to rounding)."""
     run(tmp_path / "amp", 4, 0, 0.0, precision="amp_bf16")
     s = torch.load(tmp_path / "amp" / "final.pt", weights_only=True)
-    assert s["queue_x.keys"].dtype == torch.float32 and s["key_encoder_x.backbone.embeddings.word_embeddings.weight"].dtype == torch.float32
+    assert (s["queue_x.keys"].dtype == torch.float32
+            and s["key_encoder_x.backbone.embeddings.word_embeddings.weight"].dtype == torch.float32)
     run(tmp_path / "fp32", 4, 0, 0.0)
     amp, fp32 = losses(tmp_path / "amp"), losses(tmp_path / "fp32")
     assert amp != fp32 and amp == pytest.approx(fp32, rel=0.05)  # autocast was on, and changed little

@@ -1,0 +1,49 @@
+"""The mini scale's question-retrieval stand-in (VMSST's NQ / MKQA over PAQ are not available offline), built
+from XQuAD-R (Roy et al. 2020; 1190 SQuAD questions translated into 10 languages, parallel by id).
+
+``bank.jsonl`` holds the English questions with their English answers; ``nq.jsonl`` asks every English question
+again and ``mkqa.{lang}.jsonl`` every translation, each excluding its own English counterpart from the bank (PAQ
+does not contain the test questions), so a hit is another question with the same answer (191 of the 1190
+English questions share an answer with another). Answers are compared in English for every language.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from common.io import write_lines
+
+LANGUAGES = ("ar", "de", "el", "es", "hi", "ru", "th", "tr", "vi", "zh")
+
+
+def _questions(root: Path, lang: str) -> dict[str, str]:
+    d = json.loads((root / "xquad_r" / f"{lang}.json").read_text(encoding="utf-8"))
+    return {q["id"]: " ".join(q["question"].split()) for a in d["data"] for p in a["paragraphs"] for q in p["qas"]}
+
+
+def build(out: Path, data_root: Path) -> dict:
+    """Write the question files under ``out``; return the manifest entry ``question_retrieval``."""
+    d = json.loads((Path(data_root) / "xquad_r" / "en.json").read_text(encoding="utf-8"))
+    answers = {q["id"]: sorted({a["text"] for a in q["answers"]}) for a in d["data"] for p in a["paragraphs"]
+               for q in p["qas"]}
+    english = _questions(Path(data_root), "en")
+
+    def records(questions: dict[str, str], exclude: bool) -> list[str]:
+        return [json.dumps({"id": i, "question": q, "answers": answers[i], **({"exclude": i} if exclude else {})},
+                           ensure_ascii=False) for i, q in sorted(questions.items()) if i in answers]
+
+    write_lines(out / "bank.jsonl", records(english, False))
+    write_lines(out / "nq.jsonl", records(english, True))
+    mkqa = {}
+    for lang in LANGUAGES:
+        write_lines(out / f"mkqa.{lang}.jsonl", records(_questions(Path(data_root), lang), True))
+        mkqa[lang] = str(out / f"mkqa.{lang}.jsonl")
+    return {"bank": str(out / "bank.jsonl"), "nq": {"en": str(out / "nq.jsonl")}, "mkqa": mkqa,
+            "description": "XQuAD-R stand-in: 1190 SQuAD questions, bank = the English ones, a query never retrieves "
+                           "its own English counterpart; answers compared in English"}
+
+
+def sentences(manifest_entry: dict) -> list[str]:
+    """Every question of the stand-in (for the leakage rule)."""
+    paths = [manifest_entry["bank"], *manifest_entry["nq"].values(), *manifest_entry["mkqa"].values()]
+    return [json.loads(line)["question"] for p in paths for line in Path(p).read_text(encoding="utf-8").splitlines()]

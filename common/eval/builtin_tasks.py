@@ -1,0 +1,122 @@
+"""The task types every paper shares (Tatoeba, BUCC, English STS, XNLI) and their registered ids.
+
+Each function reads the evaluation data named by the corpus manifest, embeds it with the
+context's embedder and returns the scores with ``main_score`` as the task declares it; the
+protocols themselves live in :mod:`common.eval.tatoeba`, :mod:`~common.eval.bucc`,
+:mod:`~common.eval.sts` and :mod:`~common.eval.xnli`.
+"""
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from common.data import loaders
+from common.data.sts_benchmark import english_sts
+from common.eval import bucc, sts, tatoeba
+from common.eval.tasks import EvalContext, Task, TaskResult, register_task, register_task_type
+from common.io import DataFormatError
+
+
+@register_task_type("tatoeba")
+def run_tatoeba(task: Task, ctx: EvalContext) -> TaskResult:
+    m = ctx.manifest
+    per, items, files = {}, {}, []
+    for lang in m["tatoeba_languages"]:
+        xx, en = loaders.read_tatoeba(m["tatoeba_dir"], lang)
+        items[lang] = {}
+        per[lang] = tatoeba.evaluate_language(ctx.encode(xx, lang), ctx.encode(en, "en"), items[lang])
+        files += list(loaders.tatoeba_paths(m["tatoeba_dir"], lang))
+    trained = sorted(set(m["train_languages"]) & set(per))
+    groups = tatoeba.group_averages(per, {**tatoeba.GROUPS, "trained": trained,
+                                          "trained_latin": [lang for lang in trained if lang in tatoeba.LATIN_SCRIPT]})
+    scores = {"per_language": per, "groups": groups, "trained_languages": trained, "items": items,
+              "main_score": groups["all"]["both"]}
+    return TaskResult(scores, list(per), files)
+
+
+def bucc_splits(manifest: dict) -> tuple[str, str]:
+    """(tuning split, reported split) of the manifest's BUCC data (default: training, test)."""
+    s = manifest.get("bucc_splits", {"tune": "training", "test": "test"})
+    return s["tune"], s["test"]
+
+
+def read_bucc_with_gold(root: str | Path, pair: str, split: str) -> loaders.BuccSplit:
+    """A BUCC split that has a gold file; a split without one (the official 2018 test split) is an error,
+    never an empty gold set that would score F1 = 0."""
+    gold = loaders.bucc_paths(root, pair, split)[2]
+    if not gold.exists():
+        raise DataFormatError(gold, None, f"no gold file for BUCC {pair} split '{split}' (the BUCC 2018 test gold "
+                                          "is not public): tune and report on splits that have gold")
+    return loaders.read_bucc(root, pair, split)
+
+
+@register_task_type("bucc")
+def run_bucc(task: Task, ctx: EvalContext) -> TaskResult:
+    m, p = ctx.manifest, task.params_for(ctx.scale)
+    tune_split, test_split = bucc_splits(m)
+    per, files = {}, []
+    for pair in m["bucc_pairs"]:
+        xx = pair.split("-")[0]
+        tune = read_bucc_with_gold(m["bucc_dir"], pair, tune_split)
+        test = read_bucc_with_gold(m["bucc_dir"], pair, test_split)
+        per[pair] = bucc.evaluate_pair(tune, test, lambda s, lang=xx: ctx.encode(s, lang), k=p["k"],
+                                       scoring=p["scoring"], embed_trg=lambda s: ctx.encode(s, "en"),
+                                       retrieval=p.get("retrieval", "max"))
+        for split in (tune_split, test_split):
+            files += list(loaders.bucc_paths(m["bucc_dir"], pair, split))
+    avg = {part: {k: statistics.fmean(per[q][part][k] for q in per) for k in ("precision", "recall", "f1")}
+           for part in ("tune", "test")}
+    scores = {"per_pair": per, **avg, "tune_split": tune_split, "test_split": test_split, "scoring": p["scoring"],
+              "k": p["k"], "main_score": avg["test"]["f1"]}
+    return TaskResult(scores, sorted(per), files, split=test_split)
+
+
+@register_task_type("sts-en")
+def run_sts_en(task: Task, ctx: EvalContext) -> TaskResult:
+    agg = task.params["aggregation"]
+    datasets, files = english_sts(ctx.manifest)
+    per = {name: sts.evaluate(subsets, lambda s: ctx.encode(s, "en"), main=agg) for name, subsets in datasets.items()}
+    avg = {a: statistics.fmean(per[n][a]["spearman"] for n in per) for a in sts.AGGREGATIONS}
+    scores = {"datasets": per, "average_spearman": avg, "aggregation": agg, "main_score": avg[agg]}
+    return TaskResult(scores, ["en"], files)
+
+
+@register_task_type("xnli")
+def run_xnli(task: Task, ctx: EvalContext) -> TaskResult:
+    from common.eval import xnli
+
+    p = task.params_for(ctx.scale)
+    scores, langs, files = xnli.run(ctx.embedder.hf_model_dir(), ctx.manifest, p, ctx.seed, ctx.precision)
+    return TaskResult(scores, langs, files)
+
+
+register_task(Task(
+    "tatoeba@cosine", "tatoeba", "Tatoeba bitext retrieval, cosine nearest neighbour, both directions",
+    "LASER (Artetxe & Schwenk 2019b); DAP section 4.4; MoCo-BERT Table 1",
+    "mean over the manifest's Tatoeba languages of (xx->en + en->xx) / 2 accuracy, %"))
+for scoring, k, ref in (("ratio", 4, "DAP section 4.5 and appendix B (Artetxe & Schwenk 2019a)"),
+                        ("distance", 3, "MoCo-BERT section 3.2, eq. 4")):
+    register_task(Task(
+        f"bucc@{scoring}-k{k}", "bucc", f"BUCC bitext mining, {scoring} margin over k={k} neighbours, best match in "
+        "both directions with one-to-one filtering, threshold tuned on the tuning split",
+        ref, "mean F1 (%) over the language pairs on the reported split",
+        params={"scoring": scoring, "k": k, "retrieval": "max"}))
+register_task(Task(
+    "bucc@cosine", "bucc", "BUCC bitext mining, cosine: each non-English sentence's highest-scoring English sentence, "
+    "threshold tuned on the tuning split", "VMSST section 6.2 and appendix A.3, 'BUCC (cosine)'",
+    "mean F1 (%) over the language pairs on the reported split",
+    params={"scoring": "cosine", "k": 1, "retrieval": "forward"}))
+register_task(Task(
+    "sts-en@wmean", "sts-en", "English STS: STS12-16, STS-B, SICK-R (SentEval files), cosine vs gold",
+    "SentEval 'wmean' (Conneau & Kiela 2018); MoCo-BERT Table 3 (Table 8: the 'all' aggregation, stored beside it)",
+    "mean over the datasets of the subset-size-weighted mean Spearman x100", params={"aggregation": "wmean"}))
+register_task(Task(
+    "xnli@zero-shot", "xnli", "XNLI: fine-tune the whole encoder on English NLI, accuracy on every language",
+    "Conneau et al. 2018; DAP section 4.6 and appendix C (following InfoXLM)", "mean accuracy (%) over the languages",
+    # paper: Table 9 of DAP; smaller scales fine-tune smaller models on the XNLI dev items (see common.eval.xnli)
+    params={"batch_size": 256, "learning_rate": 5e-5, "epochs": 2, "max_length": 128, "weight_decay": 0.0,
+            "train_fraction": 0.667},
+    scale_params={"smoke": {"batch_size": 32, "learning_rate": 1e-3, "epochs": 4, "max_length": 64},
+                  # mini fine-tunes a pretrained MiniLM-sized encoder: Table 9's learning rate
+                  "mini": {"batch_size": 32, "learning_rate": 5e-5, "epochs": 3, "max_length": 64}},
+    embedders=("sentence-encoder",)))

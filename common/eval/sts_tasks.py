@@ -1,0 +1,91 @@
+"""STS tasks beyond SentEval's aggregation (registered with :mod:`common.eval.tasks`):
+
+* ``sts-en@years-pearson`` -- Wieting et al. (2016), VMSST Table 1 "Eng." and Table 9 (top): for each STS year
+  2012-2016 the mean of the Pearson r x 100 of its datasets, then the mean over the years.
+* ``sts-en@years-concat-spearman`` -- Reimers & Gurevych (2019), VMSST Table 9 (bottom): for each year the
+  Spearman rho x 100 of the concatenation of its datasets (the 2013 SMT set is not in the SentEval files, so
+  it is excluded in both protocols), then the mean over the years.
+* ``sts17@pearson`` -- SemEval-2017 Task 1 cross-lingual STS (Cer et al. 2017), VMSST Table 1 "XL" and Table 10:
+  Pearson r x 100 of the cosine between the two sentences (each embedded as its own language) per dataset;
+  main score = the mean over the datasets (XL); XL (s.) averages the same-language sets (ar-ar, es-es), XL (d.)
+  the cross-language ones (ar-en, es-en, tr-en). Spearman is stored beside it. tr-en is scored only if its
+  500-line input can be aligned with its 250 gold scores from a documented source; none is known, so the
+  corpus manifest leaves it out and the tables say so.
+
+Scores are cosine similarities of the embeddings, as for every STS task here.
+"""
+from __future__ import annotations
+
+import statistics
+
+import numpy as np
+
+from common.data import loaders
+from common.data.sts_benchmark import english_sts
+from common.eval import sts
+from common.eval.similarity import normalize
+from common.eval.tasks import EvalContext, Task, TaskResult, register_task, register_task_type
+
+YEARS = ("STS12", "STS13", "STS14", "STS15", "STS16")
+
+
+def years_of(datasets: dict) -> dict:
+    """The STS12-16 datasets of an English STS benchmark (the smoke scale's single synthetic set stands in)."""
+    years = {name: subsets for name, subsets in datasets.items() if name in YEARS}
+    return years or datasets
+
+
+@register_task_type("sts-en-years")
+def run_sts_years(task: Task, ctx: EvalContext) -> TaskResult:
+    datasets, files = english_sts(ctx.manifest)
+    per_year, items = {}, {}
+    for year, subsets in years_of(datasets).items():
+        preds = {s.name: sts.cosine_scores(s, lambda x: ctx.encode(x, "en")) for s in subsets}
+        golds = {s.name: np.asarray(s.scores, dtype=float) for s in subsets}
+        per = {n: sts.correlations(preds[n], golds[n]) for n in preds}
+        concat = sts.correlations(np.concatenate(list(preds.values())), np.concatenate(list(golds.values())))
+        per_year[year] = {"datasets": per, "mean_pearson": statistics.fmean(c["pearson"] for c in per.values()),
+                          "concat_spearman": concat["spearman"]}
+        items[year] = {n: {"pred": [round(float(x), 6) for x in preds[n]], "gold": golds[n].tolist()} for n in preds}
+    key = {"pearson": "mean_pearson", "concat-spearman": "concat_spearman"}[task.params["protocol"]]
+    average = {k: statistics.fmean(y[k] for y in per_year.values()) for k in ("mean_pearson", "concat_spearman")}
+    scores = {"years": per_year, "items": items, "average": average}
+    scores["main_score"] = scores["average"][key]
+    return TaskResult(scores, ["en"], files)
+
+
+@register_task_type("sts17")
+def run_sts17(task: Task, ctx: EvalContext) -> TaskResult:
+    out, files = {}, []
+    for d in ctx.manifest["sts17"]:
+        pairs = loaders.read_sts17(d["input"], d["gold"])
+        a = normalize(ctx.encode(pairs.sent1, d["langs"][0]))
+        b = normalize(ctx.encode(pairs.sent2, d["langs"][1]))
+        pred = (a * b).sum(-1).numpy()
+        out[d["name"]] = {**sts.correlations(pred, np.asarray(pairs.scores)), "n": len(pairs), "langs": d["langs"],
+                          "items": {"pred": [round(float(x), 6) for x in pred], "gold": list(pairs.scores)}}
+        files += [d["input"], d["gold"]]
+    same = [n for n, v in out.items() if v["langs"][0] == v["langs"][1]]
+    diff = [n for n in out if n not in same]
+
+    def avg(names: list[str], metric: str) -> float | None:
+        return statistics.fmean(out[n][metric] for n in names) if names else None
+
+    scores = {"datasets": out, "excluded": ctx.manifest.get("sts17_excluded", {}),
+              **{f"XL{tag}": {m: avg(names, m) for m in ("pearson", "spearman")}
+                 for tag, names in (("", list(out)), ("_same", same), ("_different", diff))}}
+    scores["main_score"] = scores["XL"]["pearson"]
+    return TaskResult(scores, sorted({lang for v in out.values() for lang in v["langs"]}), files)
+
+
+register_task(Task(
+    "sts-en@years-pearson", "sts-en-years", "English STS 2012-2016, cosine vs gold, Pearson averaged within each year",
+    "Wieting et al. 2016; VMSST section 6.2 and Table 9 (top)",
+    "mean over the years of the mean Pearson x100 of the year's datasets", params={"protocol": "pearson"}))
+register_task(Task(
+    "sts-en@years-concat-spearman", "sts-en-years", "English STS 2012-2016, Spearman of each year's concatenation",
+    "Reimers & Gurevych 2019; VMSST Table 9 (bottom)", "mean over the years of the concatenation's Spearman x100",
+    params={"protocol": "concat-spearman"}))
+register_task(Task(
+    "sts17@pearson", "sts17", "SemEval-2017 cross-lingual and non-English STS (ar-ar, ar-en, es-es, es-en, tr-en)",
+    "Cer et al. 2017; VMSST section 6.2 and Table 10", "mean Pearson x100 over the datasets (XL)"))

@@ -1,0 +1,45 @@
+"""The leaderboard's methods: one registration each.
+
+A :class:`Method` names the paper whose training recipe trains it, that paper's name for it, and
+the embedder kind its saved model has (which decides the tasks it can be scored on, e.g. XNLI's
+cross-encoder fine-tuning needs one shared encoder). Adding a paper's method to the leaderboard is
+one line here plus its method section under ``papers:`` in ``config/<scale>.yaml``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from common.eval.tasks import get_task
+from common.runs import Run, RunRegistry
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    paper: str
+    variant: str
+    label: str
+    reference: str
+    embedder: str = "sentence-encoder"
+
+
+METHODS: dict[str, Method] = {m.name: m for m in (
+    Method("tr", "dap", "tr", "TR (in-batch translation ranking)", "DAP eq. 5 (Feng et al. 2022)"),
+    Method("tr_tlm", "dap", "tr_tlm", "TR+TLM", "DAP section 4 baseline (LaBSE-style)"),
+    Method("dap", "dap", "dap", "DAP (TR + RTL)", "Li et al. 2023"),
+    Method("moco", "moco", "moco", "MoCo-BERT (dual momentum contrast)", "Wang et al. 2021", "dual-encoder"),
+)}
+
+
+def method(name: str) -> Method:
+    if name not in METHODS:
+        raise KeyError(f"unknown leaderboard method {name!r}; registered: {', '.join(METHODS)}")
+    return METHODS[name]
+
+
+def registry(cfg: dict) -> RunRegistry:
+    """Every method x seed on the config's one initial encoder, scored on the tasks that apply to it."""
+    (init,) = cfg["encoders"]
+    return RunRegistry("leaderboard", (
+        Run(m, init, seed, tuple(t for t in cfg["tasks"] if get_task(t).applies_to(method(m).embedder)))
+        for m in cfg["methods"] for seed in cfg["seeds"]))

@@ -1,0 +1,71 @@
+"""The report command line every experiment shares: read the results, build the tables and figures,
+write them (CSV, Markdown, LaTeX; PNG, PDF) and an index ``README.md``.
+
+An experiment's ``report.py`` supplies ``build(ctx) -> (tables, figures)``: tables are
+:class:`~common.report.tables.Table` or :class:`~common.report.specs.TableSpec` (rendered here),
+figures map a name to a function that draws it into a folder and returns the files written.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from common.io import read_json
+from common.report.index import write_index
+from common.report.results import ResultStore
+from common.report.specs import TableSpec
+from common.report.tables import Table, write_table
+from common.runs import RunRegistry
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ReportContext:
+    experiment: str
+    scale: str
+    cfg: dict
+    store: ResultStore
+    manifest: dict
+    reported: dict
+    results: Path
+
+
+Figure = Callable[[Path], list[Path]]
+Build = Callable[[ReportContext], tuple[list[Table | TableSpec], dict[str, Figure]]]
+
+
+def main(experiment: str, title: str, load_config: Callable[[str], dict], registry: Callable[[dict], RunRegistry],
+         build: Build, reported: Path | None, argv: list[str] | None = None,
+         options: Callable[[argparse.ArgumentParser], None] | None = None,
+         adjust: Callable[[dict, argparse.Namespace], None] | None = None) -> None:
+    """``options`` adds experiment-specific arguments; ``adjust`` applies them to the loaded config
+    (so the report's run registry is the one the workflow built)."""
+    p = argparse.ArgumentParser(description=f"Regenerate every {title} table and figure from the results")
+    p.add_argument("--scale", required=True)
+    p.add_argument("--results", required=True, help=f"results/<scale>/{experiment}")
+    p.add_argument("--corpus", required=True)
+    p.add_argument("--out", required=True)
+    if options:
+        options(p)
+    a = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    cfg = load_config(a.scale)
+    if adjust:
+        adjust(cfg, a)
+    ctx = ReportContext(experiment, a.scale, cfg, ResultStore(a.results, registry(cfg)), read_json(a.corpus),
+                        yaml.safe_load(reported.read_text(encoding="utf-8")) if reported else {}, Path(a.results))
+    tables, figures = build(ctx)
+    tables = [t.render(ctx.store) if isinstance(t, TableSpec) else t for t in tables]
+    out = Path(a.out)
+    written = [path for t in tables for path in write_table(t, out)]
+    for draw in figures.values():
+        written += draw(out)
+    target = "leaderboard/all" if experiment == "leaderboard" else f"papers/{experiment}/all"
+    written.append(write_index(out, target, title, a.scale, tables, list(figures)))
+    log.info("wrote %d files to %s", len(written), out)

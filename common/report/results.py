@@ -1,0 +1,84 @@
+"""The result store: any metric of any results JSON of an experiment, by run and dotted path.
+
+``store.values("dap", "tatoeba@cosine", "groups.36.both", init="scratch")`` reads
+``<results>/eval/scratch/dap/seed<N>/tatoeba@cosine.json`` for every seed the run registry lists
+for (dap, scratch) and returns the value at ``scores.groups.36.both`` of each, in seed order.
+"""
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from common.io import read_json
+from common.runs import Run, RunRegistry
+
+
+def metric(scores: dict, path: str) -> Any:
+    """The value at a dotted ``path`` of a scores dict (``"per_pair.de-en.test.f1"``)."""
+    node: Any = scores
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            raise KeyError(f"no metric {path!r} (missing {part!r})")
+        node = node[part]
+    return node
+
+
+def mean(values: list) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.fmean(values) if values else None
+
+
+@dataclass(frozen=True)
+class Stat:
+    """A cell over seeds: mean and sample standard deviation (printed "mean ± sd")."""
+
+    mean: float
+    sd: float
+    n: int
+
+
+def stat(values: list) -> Stat | float | None:
+    """Mean ± standard deviation over seeds; a single value (one seed) stays a plain number."""
+    values = [v for v in values if v is not None]
+    if len(values) < 2:
+        return values[0] if values else None
+    return Stat(statistics.fmean(values), statistics.stdev(values), len(values))
+
+
+class ResultStore:
+    def __init__(self, root: str | Path, registry: RunRegistry):
+        self.root, self.registry = Path(root), registry
+
+    def path(self, run: Run, task: str) -> Path:
+        return self.root / "eval" / run.init / run.method / f"seed{run.seed}" / f"{task}.json"
+
+    @cache  # noqa: B019 -- one store per report process; the files do not change under it
+    def _read(self, path: Path) -> dict:
+        return read_json(path)["scores"]
+
+    def _init(self, init: str | None) -> str:
+        return init if init is not None else self.registry.inits()[0]
+
+    def scores(self, method: str, task: str, init: str | None = None, seeds: list[int] | None = None) -> list[dict]:
+        """The scores of every registered seed of (method, init), or of the given seeds."""
+        init = self._init(init)
+        seeds = seeds if seeds is not None else self.registry.seeds(method, init)
+        return [self._read(self.path(self.registry.get(method, init, s), task)) for s in seeds]
+
+    def values(self, method: str, task: str, path: str = "main_score", init: str | None = None,
+               seeds: list[int] | None = None) -> list[Any]:
+        return [metric(s, path) for s in self.scores(method, task, init, seeds)]
+
+    def mean(self, method: str, task: str, path: str = "main_score", init: str | None = None) -> float | None:
+        return mean(self.values(method, task, path, init))
+
+    def stat(self, method: str, task: str, path: str = "main_score", init: str | None = None) -> Stat | float | None:
+        return stat(self.values(method, task, path, init))
+
+    def first(self, method: str, task: str, init: str | None = None) -> dict:
+        """The scores of the first registered seed (analysis runs have one)."""
+        init = self._init(init)
+        return self.scores(method, task, init, self.registry.seeds(method, init)[:1])[0]

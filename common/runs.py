@@ -1,0 +1,71 @@
+"""The run registry: every training run of an experiment (a paper, or the cross-paper leaderboard).
+
+A :class:`Run` is (method, encoder initialisation, seed) plus the tasks it is evaluated on. Each
+paper lists its runs once (``papers/<paper>/runs.py``: main methods x seeds, ablations on one seed),
+and everything else derives from that list: the Snakemake targets (which models to train, which
+results JSON to write), the artifact paths and the report's lookup of a method's seeds. So a seed
+policy is written in exactly one place.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Run:
+    method: str
+    init: str
+    seed: int
+    tasks: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        """The run's place under ``models/`` and ``eval/``: ``<init>/<method>/seed<N>``."""
+        return f"{self.init}/{self.method}/seed{self.seed}"
+
+
+class RunRegistry:
+    """The runs of one experiment at one scale, in a stable order, each (method, init, seed) once.
+
+    Registering the same run twice merges its task lists (e.g. a main run that also serves as an
+    ablation point)."""
+
+    def __init__(self, experiment: str, runs: Iterable[Run] = ()):
+        self.experiment = experiment
+        self._runs: dict[tuple[str, str, int], Run] = {}
+        for run in runs:
+            self.add(run)
+
+    def add(self, run: Run) -> None:
+        key = (run.method, run.init, run.seed)
+        if key in self._runs:
+            old = self._runs[key]
+            run = Run(run.method, run.init, run.seed, old.tasks + tuple(t for t in run.tasks if t not in old.tasks))
+        self._runs[key] = run
+
+    def __iter__(self) -> Iterator[Run]:
+        return iter(self._runs.values())
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+    def get(self, method: str, init: str, seed: int) -> Run:
+        try:
+            return self._runs[(method, init, seed)]
+        except KeyError:
+            raise KeyError(f"{self.experiment}: no run {init}/{method}/seed{seed}") from None
+
+    def seeds(self, method: str, init: str) -> list[int]:
+        """Every seed registered for (method, init), in registration order."""
+        seeds = [r.seed for r in self if r.method == method and r.init == init]
+        if not seeds:
+            raise KeyError(f"{self.experiment}: no run of method {method!r} with init {init!r}")
+        return seeds
+
+    def inits(self) -> list[str]:
+        return list(dict.fromkeys(r.init for r in self))
+
+    def evaluations(self) -> list[tuple[Run, str]]:
+        """Every (run, task) pair, one results JSON each."""
+        return [(r, t) for r in self for t in r.tasks]

@@ -1,0 +1,94 @@
+"""The training command line every paper shares (HF ``run_glue.py``-style dataclasses).
+
+A paper supplies a :class:`Recipe` -- how to read its training examples, build its model and
+collator for one method, and save the trained model as an embedder folder -- and its ``train.py``
+is ``main(Recipe(), argv)``. This module does the rest, identically for every paper: logging,
+threads, config resolution (the paper's own config, or the leaderboard's shared settings merged
+with the paper's method settings), the DeepSpeed trainer with resume, and the rank-0 save of the
+model, ``summary.json`` and the resolved config beside it::
+
+    python -m papers.dap.train --scale smoke --method dap --init scratch --seed 1 \\
+        --corpus results/smoke/dap/corpus/manifest.json --tokenizer results/smoke/dap/tokenizer/scratch \\
+        --output_dir results/smoke/dap/models/scratch/dap/seed1
+"""
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import torch
+from torch import nn
+from transformers import HfArgumentParser
+
+from common.config import load_experiment_config
+from common.io import read_json, write_json
+from common.training.trainer import LaunchArguments, Trainer, TrainingArguments
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RunArguments(LaunchArguments):
+    scale: str = field(metadata={"help": "smoke | mini | paper"})
+    method: str = field(metadata={"help": "the paper's method or variant name (see its variants.py)"})
+    init: str = field(metadata={"help": "encoder initialisation, a key of the config's 'encoders'"})
+    seed: int = field(metadata={"help": "random seed"})
+    corpus: str = field(metadata={"help": "corpus manifest.json"})
+    tokenizer: str = field(metadata={"help": "tokenizer folder (with xx/ and en/ for language-specific encoders)"})
+    output_dir: str = field(metadata={"help": "run folder"})
+    experiment: str | None = field(default=None, metadata={
+        "help": "whose config to use: the paper's own (default) or 'leaderboard' (shared settings for every method)"})
+
+
+@dataclass
+class Built:
+    """What a recipe builds for one run."""
+
+    model: nn.Module
+    collate: Callable[[list, torch.Generator], dict]
+    save: Callable[[nn.Module, Path], None]  # writes the embedder folder (rank 0, after training)
+    method: dict[str, Any] = field(default_factory=dict)  # resolved method settings, saved beside the model
+    training_overrides: dict[str, Any] = field(default_factory=dict)  # e.g. a variant's own batch size
+
+
+class Recipe(Protocol):
+    paper: str
+
+    def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> list: ...
+
+    def build(self, cfg: dict, run: RunArguments, manifest: dict) -> Built: ...
+
+
+def main(recipe: Recipe, argv: list[str] | None = None) -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    (run,) = HfArgumentParser(RunArguments).parse_args_into_dataclasses(args=argv)
+    run.experiment = experiment = run.experiment or recipe.paper
+    cfg = load_experiment_config(experiment, recipe.paper, run.scale)
+    if run.init not in cfg["encoders"]:
+        raise SystemExit(f"unknown --init {run.init!r}; the {experiment} {run.scale} config defines "
+                         f"{sorted(cfg['encoders'])}")
+    t = cfg["training"]
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", t.get("threads", 1))))
+    manifest = read_json(run.corpus)
+    examples = recipe.examples(cfg, run, manifest)
+    torch.manual_seed(run.seed)
+    built = recipe.build(cfg, run, manifest)
+    overrides = {**built.training_overrides, **({"max_steps": run.max_steps} if run.max_steps is not None else {})}
+    args = TrainingArguments.from_config(t, output_dir=run.output_dir, seed=run.seed, stop_after=run.stop_after,
+                                         **overrides)
+    resolved = {"paper": recipe.paper, "experiment": experiment, "run": vars(run), "method": built.method,
+                "config": cfg, "n_examples": len(examples)}
+    trainer = Trainer(built.model, examples, built.collate, args, config_to_save=resolved)
+    summary = trainer.train()
+    if "stopped_at" in summary:
+        log.info("stopped after step %d (stop_after)", summary["stopped_at"])
+        return
+    if trainer.rank == 0:
+        out = Path(run.output_dir)
+        built.save(trainer.unwrap(), out / "model")
+        write_json(out / "model" / "training_config.json", resolved)
+        write_json(out / "summary.json", summary)

@@ -1,0 +1,22 @@
+# Corpus preparation (every experiment): training pairs after the leakage rule, the mini-scale
+# BUCC-style benchmark, and a manifest of the evaluation sets.
+
+
+rule corpus:
+    output:
+        manifest=f"{P.corpus}/manifest.json",
+        leakage=f"{P.corpus}/leakage.json",
+    params:
+        experiment=EXPERIMENT,
+        scale=SCALE,
+        data_root=config["data_root"],
+        out=P.corpus,
+    resources:
+        **job_resources(CFG, "corpus"),
+    log:
+        P.log("corpus"),
+    benchmark:
+        P.bench("corpus")
+    shell:
+        "python -m common.data.corpus --experiment {params.experiment} --scale {params.scale} "
+        "--data-root {params.data_root} --out {params.out} > {log} 2>&1"

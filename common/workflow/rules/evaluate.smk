@@ -1,0 +1,54 @@
+# Evaluation: one results JSON per (run, task) of the run registry. The tasks every run has are
+# evaluated in one job per run (the model is loaded once, shared embeddings computed once); a task
+# only some runs have (MoCo-BERT's t-SNE, XNLI for single-encoder methods of the leaderboard) gets
+# a job of its own.
+import re
+
+EVAL_DIR = f"{P.paper_results}/eval/{{init}}/{{method}}/seed{{seed}}"
+COMMON_TASKS = [t for t in next(iter(REG)).tasks if all(t in r.tasks for r in REG)]
+EXTRA_TASKS = sorted({t for r in REG for t in r.tasks} - set(COMMON_TASKS))
+
+
+rule evaluate:
+    input:
+        model=f"{P.paper_results}/models/{{init}}/{{method}}/seed{{seed}}/model",
+        corpus=rules.corpus.output.manifest,
+    output:
+        [f"{EVAL_DIR}/{t}.json" for t in COMMON_TASKS],
+    threads: TRAIN.get("threads", 1)
+    resources:
+        gpu=min(1, TRAIN.get("gpus", 0)),
+        **job_resources(CFG, "evaluate"),
+    params:
+        tasks=" ".join(f"--task {t}" for t in COMMON_TASKS),
+        scale=SCALE,
+        batch_size=CFG["eval"]["batch_size"],
+        precision=CFG["eval"].get("precision", "fp32"),
+        name=lambda wc: f"{EXPERIMENT}/{wc.init}/{wc.method}/seed{wc.seed}",
+        out_dir=lambda wc: EVAL_DIR.format(init=wc.init, method=wc.method, seed=wc.seed),
+    log:
+        P.log("eval/{init}/{method}/seed{seed}/tasks"),
+    benchmark:
+        P.bench("eval/{init}/{method}/seed{seed}/tasks")
+    shell:
+        "OMP_NUM_THREADS={threads} python -m common.eval {params.tasks} --model-dir {input.model} "
+        "--corpus {input.corpus} --scale {params.scale} --seed {wildcards.seed} --batch-size {params.batch_size} "
+        "--precision {params.precision} --model-name {params.name} --out-dir {params.out_dir} > {log} 2>&1"
+
+
+use rule evaluate as evaluate_extra with:
+    output:
+        f"{EVAL_DIR}/{{task}}.json",
+    wildcard_constraints:
+        task="|".join(map(re.escape, EXTRA_TASKS)) or "(?!)",
+    params:
+        tasks=lambda wc: f"--task {wc.task}",
+        scale=SCALE,
+        batch_size=CFG["eval"]["batch_size"],
+        precision=CFG["eval"].get("precision", "fp32"),
+        name=lambda wc: f"{EXPERIMENT}/{wc.init}/{wc.method}/seed{wc.seed}",
+        out_dir=lambda wc: EVAL_DIR.format(init=wc.init, method=wc.method, seed=wc.seed),
+    log:
+        P.log("eval/{init}/{method}/seed{seed}/{task}"),
+    benchmark:
+        P.bench("eval/{init}/{method}/seed{seed}/{task}")

@@ -1,0 +1,29 @@
+# Every table and figure of the experiment, the paper's numbers beside ours: REPORT_MODULE reads the
+# results JSON of every run of the registry (and REPORT_INPUTS, e.g. DAP's Table 6 measurement).
+
+EVAL_JSONS = [P.eval_json(r.init, r.method, r.seed, t) for r, t in REG.evaluations()]
+REPORT_FILES = ([f"{P.figures}/{t}.{ext}" for t in TABLES for ext in ("csv", "md", "tex")]
+                + [f"{P.figures}/{f}.{ext}" for f in FIGURES for ext in ("png", "pdf")]
+                + [f"{P.figures}/README.md"])
+
+
+rule report:
+    input:
+        evals=EVAL_JSONS,
+        corpus=rules.corpus.output.manifest,
+        extra=REPORT_INPUTS,
+    output:
+        REPORT_FILES,
+    params:
+        module=REPORT_MODULE,
+        scale=SCALE,
+        results=P.paper_results,
+        out=P.figures,
+        extra=REPORT_ARGS,
+    log:
+        P.log("report"),
+    benchmark:
+        P.bench("report")
+    shell:
+        "python -m {params.module} --scale {params.scale} --results {params.results} --corpus {input.corpus} "
+        "--out {params.out} {params.extra} > {log} 2>&1"

@@ -1,0 +1,19 @@
+# Tokenizers: one per encoder initialisation, or one per language for language-specific encoders
+# (common/workflow/tokenizers.py).
+
+
+rule tokenizer:
+    input:
+        rules.corpus.output.manifest,
+    output:
+        directory(f"{P.paper_results}/tokenizer/{{init}}/{{side}}"),
+    wildcard_constraints:
+        side="shared|xx|en",
+    params:
+        args=lambda wc: tokenizers.arguments(CFG, wc.init, wc.side),
+    log:
+        P.log("tokenizer/{init}/{side}"),
+    benchmark:
+        P.bench("tokenizer/{init}/{side}")
+    shell:
+        "python -m common.models.tokenizer --corpus {input} {params.args} --out {output} > {log} 2>&1"

@@ -1,0 +1,37 @@
+# DeepSpeed training: one job per run of the run registry (REG). TRAINS(method) names the paper
+# whose train module runs it and that paper's method name (a paper: itself; the leaderboard: the
+# method's registration).
+
+
+def tokenizer_inputs(wc):
+    enc = CFG["encoders"][wc.init]
+    return [f"{P.paper_results}/tokenizer/{wc.init}/{s}" for s in tokenizers.sides(enc)]
+
+
+rule train:
+    input:
+        corpus=rules.corpus.output.manifest,
+        tokenizer=tokenizer_inputs,
+    output:
+        model=directory(f"{P.paper_results}/models/{{init}}/{{method}}/seed{{seed}}/model"),
+        summary=f"{P.paper_results}/models/{{init}}/{{method}}/seed{{seed}}/summary.json",
+    params:
+        experiment=EXPERIMENT,
+        scale=SCALE,
+        module=lambda wc: f"papers.{TRAINS(wc.method)[0]}.train",
+        method=lambda wc: TRAINS(wc.method)[1],
+        tokenizer=lambda wc: tokenizers.folder(P.paper_results, wc.init, CFG["encoders"][wc.init]),
+        run_dir=lambda wc: P.run_dir(wc.init, wc.method, wc.seed),
+        launcher=launcher(TRAIN),
+    threads: TRAIN.get("threads", 1)
+    resources:
+        **launch_resources(TRAIN),
+        **job_resources(CFG, "train"),
+    log:
+        P.log("train/{init}/{method}/seed{seed}"),
+    benchmark:
+        P.bench("train/{init}/{method}/seed{seed}")
+    shell:
+        "OMP_NUM_THREADS={threads} {params.launcher} -m {params.module} --experiment {params.experiment} --scale {params.scale} "
+        "--method {params.method} --init {wildcards.init} --seed {wildcards.seed} --corpus {input.corpus} "
+        "--tokenizer {params.tokenizer} --output_dir {params.run_dir} > {log} 2>&1"

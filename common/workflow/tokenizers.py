@@ -1,0 +1,31 @@
+"""Which tokenizers a run's encoder initialisation needs, and how each is made.
+
+An initialisation (``encoders.<init>`` of a config) is one encoder spec -- one tokenizer, folder
+``tokenizer/<init>/shared`` -- or language-specific encoders ``{xx: spec, en: spec}`` (MoCo-BERT),
+folders ``tokenizer/<init>/xx`` and ``tokenizer/<init>/en``. A pretrained spec saves its model's own
+tokenizer; a from-scratch spec trains a WordPiece vocabulary on the corpus side(s) it reads.
+"""
+from __future__ import annotations
+
+SHARED = "shared"
+
+
+def sides(encoder_cfg: dict) -> list[str]:
+    return ["xx", "en"] if "xx" in encoder_cfg else [SHARED]
+
+
+def folder(results: str, init: str, encoder_cfg: dict) -> str:
+    """The ``--tokenizer`` argument of a training run: the shared tokenizer, or the folder holding xx/ and en/."""
+    base = f"{results}/tokenizer/{init}"
+    return f"{base}/{SHARED}" if sides(encoder_cfg) == [SHARED] else base
+
+
+def arguments(cfg: dict, init: str, side: str) -> str:
+    """Command-line arguments of ``python -m common.models.tokenizer`` for one tokenizer."""
+    enc = cfg["encoders"][init]
+    spec = enc if side == SHARED else enc[side]
+    if spec.get("pretrained"):
+        return f"--pretrained {spec['pretrained']}"
+    tok = cfg["tokenizer"]
+    return (f"--side {'both' if side == SHARED else side} --vocab-size {tok['vocab_size']} "
+            f"--min-frequency {tok.get('min_frequency', 2)}")

@@ -1,0 +1,31 @@
+"""MoCo-BERT's runs: the main runs (Tables 1-3, 8) and every run a section 3.4 claim compares (Figure 2's
+queue sizes, Table 5) for every seed; the untrained encoders and the other analysis runs (Tables 4, 6,
+Figure 2's small batch) for the first seed; Figure 3 (t-SNE) and Table 10 (nearest neighbours) for the
+main model's first seed. Both encoders form one model, ``init`` "pair"."""
+from __future__ import annotations
+
+from common.runs import Run, RunRegistry
+from papers.moco.variants import MAIN, all_runs, analysis_runs
+
+INIT = "pair"
+# Table 1 (Tatoeba), Table 2 (BUCC, distance margin k = 3, eq. 4), Tables 3 and 8 (English STS).
+TASKS = ("tatoeba@cosine", "bucc@distance-k3", "sts-en@wmean")
+SHOWCASE = ("moco-tsne", "moco-neighbors")
+
+
+def claim_runs(cfg: dict) -> set[str]:
+    """Runs a claim of section 3.4 compares (every seed): the main runs, the Figure 2 queue sizes ('larger
+    queues help') and Table 5's pair ('training without momentum fails')."""
+    a = analysis_runs(cfg)
+    return set(MAIN) | {n for _, n in a["figure2_queue"]} | {n for _, n in a["table5_momentum"]}
+
+
+def registry(cfg: dict) -> RunRegistry:
+    seeds = cfg["seeds"]
+    reg = RunRegistry("moco", (Run(r, INIT, s, TASKS) for r in MAIN for s in seeds))
+    compared = claim_runs(cfg)
+    for r in all_runs(cfg):
+        for s in seeds if r in compared else seeds[:1]:
+            reg.add(Run(r, INIT, s, TASKS))
+    reg.add(Run("moco", INIT, seeds[0], SHOWCASE))
+    return reg

@@ -1,0 +1,26 @@
+import pytest
+
+from common.runs import Run, RunRegistry
+
+
+def test_registry_merges_tasks_and_lists_seeds():
+    reg = RunRegistry("x", [Run("a", "i", 1, ("t1", "t2")), Run("a", "i", 2, ("t1", "t2")), Run("b", "i", 1, ("t1",))])
+    reg.add(Run("a", "i", 1, ("t2", "t3")))  # the same run registered again (an ablation point that is the main run)
+    assert len(reg) == 3 and reg.get("a", "i", 1).tasks == ("t1", "t2", "t3")
+    assert reg.seeds("a", "i") == [1, 2] and reg.inits() == ["i"]
+    assert reg.evaluations()[:3] == [(reg.get("a", "i", 1), "t1"), (reg.get("a", "i", 1), "t2"),
+                                     (reg.get("a", "i", 1), "t3")]
+    assert Run("a", "i", 2).key == "i/a/seed2"
+    with pytest.raises(KeyError, match="no run of method 'c'"):
+        reg.seeds("c", "i")
+
+
+def test_paper_registries_derive_every_run_once():
+    from common.config import load_paper_config
+    from papers.dap.runs import registry as dap
+    from papers.moco.runs import registry as moco
+
+    reg = dap(load_paper_config("dap", "paper"))
+    assert len(reg) == 2 * 3 * 3 + 8 and reg.seeds("dap", "mbert") == [1, 2, 3] and reg.seeds("dap_k-1", "mbert") == [1]
+    reg = moco(load_paper_config("moco", "paper"))
+    assert len(reg) == 14 and [r.method for r in reg if "moco-tsne" in r.tasks] == ["moco"]
