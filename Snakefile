@@ -15,12 +15,13 @@ os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.g
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 config.update(workflow_config(config))
 EXPERIMENTS = {"dap": "papers/dap/workflow/Snakefile", "moco": "papers/moco/workflow/Snakefile",
+               "vmsst": "papers/vmsst/workflow/Snakefile", "hictl": "papers/hictl/workflow/Snakefile",
                "leaderboard": "common/leaderboard/workflow/Snakefile"}
 
 
 rule all:
     input:
-        ["papers/dap/all", "papers/moco/all", "leaderboard/all"],
+        ["papers/dap/all", "papers/moco/all", "papers/vmsst/all", "papers/hictl/all", "leaderboard/all"],
     default_target: True
 
 
@@ -38,6 +39,22 @@ module moco:
 
 
 use rule * from moco as moco_*
+
+
+module vmsst:
+    snakefile: EXPERIMENTS["vmsst"]
+    config: config
+
+
+use rule * from vmsst as vmsst_*
+
+
+module hictl:
+    snakefile: EXPERIMENTS["hictl"]
+    config: config
+
+
+use rule * from hictl as hictl_*
 
 
 module leaderboard:

@@ -102,6 +102,29 @@ def test_moco_smoke(smoke):
     assert json.loads((evals / "moco/seed1/moco-tsne.json").read_text())["model"]["kind"] == "dual-encoder"
 
 
+def test_vmsst_smoke(smoke):
+    fig = smoke / "figures/vmsst/smoke"
+    tables = ["table1_main", "table2_related_sts", "table3_related_tatoeba", "table5_related_bucc", "table4_ablations",
+              "table6_full", "table7_batch", "table8_zero_shot", "table9_sts_years", "table10_sts17", "table11_nq",
+              "table12_mkqa", "table13_bucc", "claims"]
+    paths = assert_report(smoke, "papers/vmsst/all", "figures/vmsst/smoke", tables, ["figure_training"])
+    assert any(p.endswith("l4/vmsst/seed1/model/projection.safetensors") for p in paths)  # the semantic mean
+    t1 = (fig / "table1_main.csv").read_text().splitlines()
+    assert t1[0].split(",")[-1] == "Score"
+    ours = [r.split(",") for r in t1[1:] if ",ours," in r]
+    assert len(ours) == 8  # four objectives x two encoder settings
+    for r in ours:  # the Score column is the mean of its six parts (section 6.2), recomputed from the cells
+        eng, xl, tat, bc, bm, nq, mkqa, score = (float(r[i]) for i in (3, 4, 7, 8, 9, 10, 11, 12))
+        assert score == pytest.approx((eng + xl + tat + (bc + bm) / 2 + nq + mkqa) / 6, abs=0.06)
+    t4 = (fig / "table4_ablations.md").read_text()
+    assert "| VMSST (fact.) | ours |" in t4 and "| VMSST (1 enc.) | ours |" not in t4 and "tables.ablations" in t4
+    claims = (fig / "claims.md").read_text()
+    assert "VMSST's advantage grows with depth (6.5)" in claims and "l2 → l4" in claims
+    log = [json.loads(line) for line in (smoke / "results/smoke/vmsst/models/l2/vmsst/seed1/metrics.jsonl")
+           .read_text().splitlines()]
+    assert [r["kl_weight"] for r in log][:2] == pytest.approx([5 / 400, 10 / 400])  # min(1, step / anneal_steps)
+
+
 @needs_data
 def test_leaderboard_smoke(smoke):
     assert_report(smoke, "leaderboard/all", "figures/leaderboard/smoke", ["leaderboard"], ["leaderboard"])
@@ -109,7 +132,8 @@ def test_leaderboard_smoke(smoke):
     header, body = rows[0], {r[0]: dict(zip(rows[0], r)) for r in rows[1:]}
     assert header[1:3] == ["tatoeba@cosine", "tatoeba@cosine per seed"]
     assert set(body) == {"TR (in-batch translation ranking)", "TR+TLM", "DAP (TR + RTL)",
-                         "MoCo-BERT (dual momentum contrast)"}
+                         "MoCo-BERT (dual momentum contrast)", "Contrastive (symmetric in-batch, dot product)",
+                         "VMSST (variational source separation)"}
     moco = body["MoCo-BERT (dual momentum contrast)"]
     assert moco["xnli@zero-shot"] == "n/a" and float(moco["tatoeba@cosine"]) >= 0  # XNLI needs one shared encoder
     assert all(float(r["xnli@zero-shot"]) > 0 for name, r in body.items() if "MoCo" not in name)
@@ -153,10 +177,27 @@ def test_moco_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     assert "--pretrained hfl/chinese-roberta-wwm-ext" in printed and "--pretrained bert-base-uncased" in printed
 
 
+def test_vmsst_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
+    proc = snakemake(tmp_path, "papers/vmsst/all", "-n", "--config", "scale=paper")
+    counts = job_counts(proc.stdout, "vmsst")
+    # 3 settings x 4 objectives; Table 4: 8 ablations; Table 6: 4 models; Table 7: 2 settings x 2 batches x 2
+    assert counts["vmsst_train"] == 12 + 8 + 4 + 8
+    assert counts["vmsst_evaluate"] == counts["vmsst_train"]
+    assert counts["vmsst_tokenizer"] == 3 and counts["vmsst_corpus"] == 1 and counts["vmsst_all"] == 1
+    train_blocks = job_blocks(proc.stdout, "vmsst_train")
+    assert len(train_blocks) == 32 and all("gpu=8" in b for b in train_blocks)
+    printed = snakemake(tmp_path, "papers/vmsst/all", "-n", "-p", "--config", "scale=paper").stdout
+    assert ("torchrun --standalone --nproc_per_node 8 -m papers.vmsst.train --experiment vmsst --scale paper "
+            "--method vmsst_b4 --init l24") in printed
+    assert printed.count("--pretrained google/mt5-large") == 3  # the random-init settings use mT5's vocabulary too
+    assert "--task question-retrieval@nq --task question-retrieval@mkqa" in printed
+
+
 def test_leaderboard_dry_runs(tmp_path):
     counts = job_counts(snakemake(tmp_path, "leaderboard/all", "-n", "--config", "scale=paper").stdout, "leaderboard")
-    assert counts["leaderboard_train"] == 4 * 3  # TR, TR+TLM, DAP, MoCo-BERT x 3 seeds
-    assert counts["leaderboard_evaluate"] == 12 and counts["leaderboard_evaluate_extra"] == 9  # XNLI: not for MoCo
+    # TR, TR+TLM, DAP, MoCo-BERT, Contrastive, BiTranslation, VMSST x 3 seeds
+    assert counts["leaderboard_train"] == 7 * 3
+    assert counts["leaderboard_evaluate"] == 21 and counts["leaderboard_evaluate_extra"] == 18  # XNLI: not for MoCo
     small = snakemake(tmp_path, "leaderboard/all", "-n", "--config", "leaderboard_methods=[tr]",
                       "leaderboard_tasks=[tatoeba@cosine]").stdout
     assert job_counts(small, "leaderboard") == {f"leaderboard_{r}": 1 for r in

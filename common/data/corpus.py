@@ -23,7 +23,7 @@ import random
 import shutil
 from pathlib import Path
 
-from common.data import bucc_mini, loaders, xquad_questions
+from common.data import bucc_mini, loaders, xquad_qa, xquad_questions
 from common.data.leakage import LeakageFilter
 from common.data.synthetic import SyntheticSpec, write_synthetic_corpus
 from common.eval.tatoeba import XTREME_36
@@ -51,7 +51,7 @@ def _bucc_sentences(root: Path, pairs: list[str], splits) -> list[str]:
 def _write_train(out: Path, pairs_by_lang: dict[str, list[tuple[str, str]]]) -> dict[str, str]:
     paths = {}
     for lang, pairs in sorted(pairs_by_lang.items()):
-        path = out / "train" / f"{lang}-en.tsv"
+        path = out / "train" / (f"{lang}.tsv" if "-" in lang else f"{lang}-en.tsv")  # "<xx>-<pivot>" or English
         # collapse internal white space: a few real sentences contain tabs (multi30k de)
         write_lines(path, (f"{' '.join(a.split())}\t{' '.join(b.split())}" for a, b in pairs))
         paths[lang] = str(path)
@@ -84,6 +84,10 @@ def prepare_synthetic(out: Path, spec: dict) -> dict:
                                    "mkqa": {lang: str(q / f"mkqa.{lang}.jsonl") for lang in langs},
                                    "description": "synthetic questions (common.data.synthetic)"}}
            if (q := out / "questions").is_dir() else {}),
+        **({"qa": {"xquad": {"train": str(qa / "train.en.json"),
+                             "test": {lang: str(qa / f"test.{lang}.json") for lang in ["en", *langs]},
+                             "description": "synthetic: find the sentence that entails the question"}}}
+           if (qa := out / "qa").is_dir() else {}),
         "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "eval_sentences": len(evals)},
     }
 
@@ -160,6 +164,10 @@ def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
     bucc_pairs, bucc_stats = bucc_mini.build(out / "bucc", data_root, spec["bucc"])
     questions = xquad_questions.build(out / "questions", data_root)
     evals_by_source = evaluation_sentences(data_root)
+    qa = {}
+    if spec.get("qa"):  # extractive QA stand-in (HICTL): its context sentences are evaluation data too
+        qa["xquad"] = xquad_qa.build(out / "qa", data_root, spec["qa"]["train_articles"])
+        evals_by_source["xquad_contexts"] = xquad_qa.context_sentences(data_root)
     evals_by_source["bucc_mini"] = _bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS)
     evals_by_source["xquad_questions"] = xquad_questions.sentences(questions)
     # a set that is training data in this corpus (VMSST trains on XNLI dev translations; it reports no XNLI)
@@ -204,6 +212,7 @@ def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
         # English XNLI dev items are the only labelled NLI pairs there.
         "nli_train": str(data_root / "xnli_dev" / "dev-en.tsv"),
         "sts17": sts17_sets(data_root), "sts17_excluded": STS17_EXCLUDED, "question_retrieval": questions,
+        **({"qa": qa} if qa else {}),
         "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "pairs_before": before,
                     "eval_sentences": len(evals), "eval_sources": {k: len(v) for k, v in evals_by_source.items()}},
     }
@@ -316,6 +325,10 @@ def prepare(kind: str, out: str | Path, data_root: str | Path, spec: dict, base_
         from common.data.corpus_enzh import prepare_paper_enzh
 
         manifest = prepare_paper_enzh(out, Path(data_root), spec, base_url)
+    elif kind == "paper_vmsst":
+        from common.data.corpus_vmsst import prepare_paper_vmsst
+
+        manifest = prepare_paper_vmsst(out, Path(data_root), spec, base_url)
     else:
         raise ValueError(f"unknown corpus kind {kind!r}")
     write_json(out / "leakage.json", manifest["leakage"])

@@ -13,6 +13,9 @@ formats from a local HTTP server, and so can a site mirror.
 """
 from __future__ import annotations
 
+import ast
+import csv
+import gzip
 import hashlib
 import io
 import json
@@ -220,3 +223,92 @@ def iter_opus_pairs(zip_path: Path, corpus: str, l1: str, l2: str = "en"):
                 yield (la, lb) if a == l1 else (lb, la)
         except ValueError:
             raise ValueError(f"{zip_path}: misaligned members (different line counts)") from None
+
+
+# --------------------------------------------------------------------------- question retrieval (VMSST 6.2)
+def paq() -> Resource:
+    """Probably Asked Questions (Lewis et al. 2021): 65M generated question-answer pairs, one JSON-lines file in
+    NQ-open's format, ``{"question": ..., "answer": [...]}``."""
+    return Resource("paq/PAQ.tar.gz", "https://dl.fbaipublicfiles.com/paq/v1/PAQ.tar.gz", revision="PAQ-v1")
+
+
+def nq_test() -> Resource:
+    """Natural Questions open-domain test set as distributed with DPR: ``question<TAB>["answer", ...]``."""
+    return Resource("nq/nq-test.qa.csv", "https://dl.fbaipublicfiles.com/dpr/data/retriever/nq-test.qa.csv",
+                    revision="DPR-nq-test")
+
+
+MKQA_COMMIT = "651b8cc85c407270b024157aff06ee6ab8c4fc6d"
+
+
+def mkqa() -> Resource:
+    """MKQA (Longpre et al. 2021): 10k questions in 26 languages with answers, ``mkqa.jsonl.gz``."""
+    return Resource("mkqa/mkqa.jsonl.gz",
+                    f"https://github.com/apple/ml-mkqa/raw/{MKQA_COMMIT}/dataset/mkqa.jsonl.gz", revision=MKQA_COMMIT)
+
+
+def paq_to_bank(jsonl: Path, out: Path) -> int:
+    """PAQ's JSON lines -> the question bank of :mod:`common.eval.question_retrieval` (ids = line numbers)."""
+    n = 0
+    with atomic_write(out) as fh, open(jsonl, encoding="utf-8") as src:
+        for n, line in enumerate(src, start=1):
+            try:
+                rec = json.loads(line)
+                question, answers = rec["question"], rec["answer"]
+            except (json.JSONDecodeError, KeyError, TypeError):
+                raise ValueError(f"{jsonl}:{n}: expected {{'question': ..., 'answer': [...]}}") from None
+            fh.write(json.dumps({"id": f"paq{n}", "question": question, "answers": answers},
+                                ensure_ascii=False) + "\n")
+    return n
+
+
+def nq_to_queries(csv_path: Path, out: Path) -> int:
+    """DPR's ``nq-test.qa.csv`` -> query file: tab-separated CSV rows ``question<TAB>['answer', ...]`` whose answer
+    column is a Python list literal (DPR reads it with ``eval``; here :func:`ast.literal_eval`)."""
+    rows = []
+    with open(csv_path, encoding="utf-8", newline="") as fh:
+        for lineno, row in enumerate(csv.reader(fh, delimiter="\t"), start=1):
+            try:
+                answers = ast.literal_eval(row[1]) if len(row) == 2 else None
+            except (ValueError, SyntaxError):
+                answers = None
+            if not isinstance(answers, list) or not answers:
+                raise ValueError(f"{csv_path}:{lineno}: expected 'question<TAB>[answers]' (a Python list)")
+            rows.append(json.dumps({"id": f"nq{lineno}", "question": row[0], "answers": [str(a) for a in answers]},
+                                   ensure_ascii=False))
+    with atomic_write(out) as fh:
+        fh.write("\n".join(rows) + "\n")
+    return len(rows)
+
+
+MKQA_NAMES = {"zh_cn": "zh"}  # MKQA's Simplified Chinese is Table 12's "zh"
+
+
+def mkqa_to_queries(jsonl_gz: Path, out_dir: Path, languages: list[str]) -> dict[str, str]:
+    """MKQA -> one query file per language (``languages``: MKQA's keys, e.g. ``zh_cn``; files and results are named
+    as in Table 12, ``MKQA_NAMES``). Answers are MKQA's English answer texts and aliases (PAQ's answers are
+    English); questions with no English text answer (unanswerable, or a bare number / date) are left out."""
+    per: dict[str, list[str]] = {lang: [] for lang in languages}
+    with gzip.open(jsonl_gz, "rt", encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            try:
+                rec = json.loads(line)
+                english = rec["answers"]["en"]
+                queries = rec["queries"]
+            except (json.JSONDecodeError, KeyError, TypeError):
+                raise ValueError(f"{jsonl_gz}:{lineno}: expected an MKQA record with 'queries' and 'answers'") from None
+            answers = [a["text"] for a in english if a.get("text")]
+            answers += [alias for a in english for alias in a.get("aliases") or []]
+            if not answers:
+                continue
+            for lang in languages:
+                if queries.get(lang):
+                    per[lang].append(json.dumps({"id": f"mkqa{rec['example_id']}", "question": queries[lang],
+                                                 "answers": answers}, ensure_ascii=False))
+    paths = {}
+    for lang, rows in per.items():
+        name = MKQA_NAMES.get(lang, lang)
+        paths[name] = str(out_dir / f"mkqa.{name}.jsonl")
+        with atomic_write(paths[name]) as fh:
+            fh.write("\n".join(rows) + "\n")
+    return paths

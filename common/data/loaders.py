@@ -271,6 +271,25 @@ def read_xnli_tsv(path: PathLike) -> NliExamples:
     return NliExamples(prem, hyp, lab)
 
 
+def read_pawsx_tsv(path: PathLike) -> NliExamples:
+    """PAWS-X TSV (x-final release): a header ``id<TAB>sentence1<TAB>sentence2<TAB>label``, label 0 or 1
+    (paraphrase); returned as sentence pairs (``premise`` = sentence1) with integer labels."""
+    a, b, lab = [], [], []
+    lines = read_lines(path)
+    if not lines or lines[0].split("\t")[:4] != ["id", "sentence1", "sentence2", "label"]:
+        raise DataFormatError(path, 1, "expected the header 'id, sentence1, sentence2, label'")
+    for lineno, line in enumerate(lines[1:], start=2):
+        if not line:
+            continue
+        cols = line.split("\t")
+        if len(cols) != 4 or cols[3].strip() not in ("0", "1"):
+            raise DataFormatError(path, lineno, "expected id<TAB>sentence1<TAB>sentence2<TAB>label (0 or 1)")
+        a.append(cols[1])
+        b.append(cols[2])
+        lab.append(int(cols[3]))
+    return NliExamples(a, b, lab)
+
+
 # --------------------------------------------------------------------------- multi30k
 def read_multi30k(root: PathLike, split: str, src_lang: str, trg_lang: str) -> list[tuple[str, str]]:
     """Multi30k task1 raw: ``{split}.{lang}.gz`` line-aligned across languages."""

@@ -286,6 +286,7 @@ class SyntheticSpec:
     nli_items: int = 900
     translation_pairs: dict | None = None  # {"train": n, "valid": n, "test": n}
     questions: int = 0  # question-retrieval bank size (0: no question product)
+    qa_contexts: int = 0  # extractive-QA contexts of 4 sentences each (0: no QA product)
 
 
 def write_synthetic_corpus(out: Path, spec: SyntheticSpec) -> dict:
@@ -355,6 +356,8 @@ def write_synthetic_corpus(out: Path, spec: SyntheticSpec) -> dict:
 
     if spec.questions:  # drawn last, so the other products do not depend on whether questions are made
         _write_questions(out / "questions", pool.draw_many(spec.questions), en, langs, spec.seed, render)
+    if spec.qa_contexts:  # after the questions, for the same reason
+        _write_qa(out / "qa", pool.draw_many(4 * spec.qa_contexts), en, langs, spec.seed, render)
     write_json(out / "synthetic.json", manifest)
     return manifest
 
@@ -390,3 +393,31 @@ def _write_questions(root: Path, meanings: list[Meaning], en: Language, langs: l
     write_lines(root / "nq.jsonl", records(en, True))
     for lang in langs:
         write_lines(root / f"mkqa.{lang.code}.jsonl", records(lang, True))
+
+
+def _write_qa(root: Path, meanings: list[Meaning], en: Language, langs: list[Language], seed: int, render) -> None:
+    """An extractive-QA stand-in (common.eval.qa; SQuAD v1.1 JSON): a context is four sentences; the question is
+    the entailed shortening (common.data.synthetic.nli_hypothesis) of one of them and the answer is that whole
+    sentence. English contexts of the first two thirds train (``train.en.json``); the last third is the test set
+    of every language (``test.<code>.json``)."""
+    rng = random.Random(f"{seed}-qa")
+    hyps = [nli_hypothesis(m, "entailment", rng) for m in meanings]
+    n = len(meanings) // 4
+    cut = max(1, 2 * n // 3)
+
+    def squad(lang: Language, contexts: range) -> dict:
+        sents, questions = render(lang, meanings), render(lang, hyps)
+        paras = []
+        for c in contexts:
+            parts = sents[4 * c:4 * c + 4]
+            k = c % 4
+            context = " ".join(parts)
+            start = len(" ".join(parts[:k])) + (1 if k else 0)
+            paras.append({"context": context, "qas": [{"id": f"q{c}", "question": questions[4 * c + k],
+                                                       "answers": [{"text": parts[k], "answer_start": start}]}]})
+        return {"version": "synthetic", "data": [{"title": "synthetic", "paragraphs": paras}]}
+
+    root.mkdir(parents=True, exist_ok=True)
+    write_json(root / "train.en.json", squad(en, range(cut)))
+    for lang in [en] + langs:
+        write_json(root / f"test.{lang.code}.json", squad(lang, range(cut, n)))

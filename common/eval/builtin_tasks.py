@@ -90,6 +90,23 @@ def run_xnli(task: Task, ctx: EvalContext) -> TaskResult:
     return TaskResult(scores, langs, files)
 
 
+@register_task_type("pawsx")
+def run_pawsx(task: Task, ctx: EvalContext) -> TaskResult:
+    """PAWS-X (Yang et al. 2019): the XNLI protocol with two labels, English train, every language's test set."""
+    from common.eval import finetune, xnli
+    from common.models.tokenizer import load_tokenizer
+
+    p = task.params_for(ctx.scale)
+    entry = finetune.dataset(ctx.manifest, "pair_classification", "pawsx")
+    train = loaders.read_pawsx_tsv(entry["train"])
+    tests = {lang: loaders.read_pawsx_tsv(path) for lang, path in sorted(entry["test"].items())}
+    model_dir = ctx.embedder.hf_model_dir()
+    scores = xnli.finetune_and_evaluate(str(model_dir), load_tokenizer(model_dir), train, tests,
+                                        finetune.arguments(p, ctx.seed), finetune.device(), ctx.precision,
+                                        num_labels=2)
+    return TaskResult(scores, sorted(tests), [Path(entry["train"]), *map(Path, entry["test"].values())])
+
+
 register_task(Task(
     "tatoeba@cosine", "tatoeba", "Tatoeba bitext retrieval, cosine nearest neighbour, both directions",
     "LASER (Artetxe & Schwenk 2019b); DAP section 4.4; MoCo-BERT Table 1",
@@ -120,3 +137,7 @@ register_task(Task(
                   # mini fine-tunes a pretrained MiniLM-sized encoder: Table 9's learning rate
                   "mini": {"batch_size": 32, "learning_rate": 5e-5, "epochs": 3, "max_length": 64}},
     embedders=("sentence-encoder",)))
+register_task(Task(
+    "pawsx@zero-shot", "pawsx", "PAWS-X: fine-tune the whole encoder on English paraphrase pairs, accuracy on every "
+    "language", "Yang et al. 2019; XTREME (Hu et al. 2020); HICTL Table 1", "mean accuracy (%) over the languages",
+    params={"batch_size": 32, "learning_rate": 2e-5, "epochs": 5, "max_length": 128}, embedders=("sentence-encoder",)))

@@ -16,25 +16,15 @@ optional ``"exclude"`` names the bank id it must not retrieve.
 from __future__ import annotations
 
 import json
-import re
 import statistics
-import string
 from pathlib import Path
 
 import torch
 
+from common.eval.answers import normalize_answer
 from common.eval.similarity import normalize
 from common.eval.tasks import EvalContext, Task, TaskResult, register_task, register_task_type
 from common.io import DataFormatError, read_lines
-
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCT = set(string.punctuation)
-
-
-def normalize_answer(text: str) -> str:
-    """SQuAD v1.1's answer normalisation (Rajpurkar et al. 2016, official evaluation script)."""
-    text = "".join(ch for ch in text.lower() if ch not in _PUNCT)
-    return " ".join(_ARTICLES.sub(" ", text).split())
 
 
 def read_questions(path: str | Path) -> list[dict]:

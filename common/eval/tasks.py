@@ -151,4 +151,4 @@ def evaluate(task: Task, ctx: EvalContext) -> TaskResult:
 
 
 # The built-in task types live in their evaluators' modules; importing them registers them.
-from common.eval import builtin_tasks, question_retrieval, sts_tasks  # noqa: E402,F401  (they register their tasks)
+from common.eval import builtin_tasks, qa, question_retrieval, sts_tasks, token_classification  # noqa: E402,F401

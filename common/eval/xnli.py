@@ -12,9 +12,7 @@ scale: the synthetic NLI set, split the same way.
 from __future__ import annotations
 
 import logging
-import math
 import random
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -24,22 +22,11 @@ from transformers import AutoModelForSequenceClassification
 
 from common.data import loaders
 from common.data.loaders import NliExamples
-from common.models.encoder import autocast
+from common.eval import finetune
+from common.eval.finetune import FinetuneArguments, check_length
 from common.models.tokenizer import load_tokenizer
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class XnliArguments:
-    batch_size: int = 256
-    learning_rate: float = 5e-5
-    epochs: float = 2.0
-    max_length: int = 128
-    weight_decay: float = 0.0
-    warmup_ratio: float = 0.1
-    seed: int = 1
-    eval_batch_size: int = 256
 
 
 def split_by_premise(premises: list[str], train_fraction: float, seed: int) -> tuple[list[int], list[int]]:
@@ -70,39 +57,22 @@ def _batches(ex: NliExamples, tok, order: list[int], bs: int, max_length: int, d
 
 
 def finetune_and_evaluate(model_path: str, tokenizer, train: NliExamples, tests: dict[str, NliExamples],
-                          args: XnliArguments, device: str = "cpu", precision: str = "fp32") -> dict:
+                          args: FinetuneArguments, device: str = "cpu", precision: str = "fp32",
+                          num_labels: int = 3) -> dict:
+    """Fine-tune a sequence-pair classifier ([CLS] state -> linear layer) on ``train``; accuracy (%) on each of
+    ``tests`` (the same protocol for XNLI and PAWS-X)."""
     torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    model = AutoModelForSequenceClassification.from_pretrained(model_path, num_labels=3).to(device)
-    if args.max_length > model.config.max_position_embeddings:
-        raise ValueError(f"XNLI max_length {args.max_length} exceeds the model's "
-                         f"{model.config.max_position_embeddings} positions ({model_path}); "
-                         "lower eval.xnli.max_length in the config")
-    steps_per_epoch = max(1, len(train) // args.batch_size)
-    total = max(1, math.ceil(args.epochs * steps_per_epoch))
-    opt = torch.optim.AdamW(model.parameters(), lr=args.learning_rate, weight_decay=args.weight_decay)
-    warm = int(args.warmup_ratio * total)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: (s + 1) / max(1, warm) if s < warm else max(0.0, (total - s) / max(1, total - warm)))
-    model.train()
-    step, losses = 0, []
-    while step < total:
-        order = rng.permutation(len(train)).tolist()
-        for enc, labels in _batches(train, tokenizer, order[: steps_per_epoch * args.batch_size],
-                                    args.batch_size, args.max_length, device):
-            with autocast(device, precision):
-                logits = model(**enc).logits
-            loss = F.cross_entropy(logits.float(), labels)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            opt.zero_grad()
-            losses.append(float(loss))
-            step += 1
-            if step >= total:
-                break
-    model.eval()
+    model = AutoModelForSequenceClassification.from_pretrained(model_path, num_labels=num_labels).to(device)
+    check_length(model, args.max_length, model_path)
+
+    def batches(order):
+        return _batches(train, tokenizer, order, args.batch_size, args.max_length, device)
+
+    def loss_fn(m, batch):
+        enc, labels = batch
+        return F.cross_entropy(m(**enc).logits.float(), labels)
+
+    stats = finetune.train(model, len(train), batches, loss_fn, args, device, precision)
     acc, items = {}, {}
     with torch.no_grad():
         for lang, ex in tests.items():
@@ -112,9 +82,7 @@ def finetune_and_evaluate(model_path: str, tokenizer, train: NliExamples, tests:
             acc[lang] = 100.0 * ok.float().mean().item()
             items[lang] = "".join("1" if x else "0" for x in ok.tolist())
     return {"accuracy": acc, "average": float(np.mean(list(acc.values()))),
-            "main_score": float(np.mean(list(acc.values()))),
-            "train_steps": total, "final_train_loss": float(np.mean(losses[-10:])) if losses else None,
-            "n_train": len(train), "items": items}
+            "main_score": float(np.mean(list(acc.values()))), **stats, "n_train": len(train), "items": items}
 
 
 def run(model_dir: str | Path, manifest: dict, params: dict, seed: int,
@@ -140,10 +108,8 @@ def run(model_dir: str | Path, manifest: dict, params: dict, seed: int,
         tests = {lang: subset(d, test_idx) for lang, d in data.items()}
         protocol = (f"trained on {len(train_idx)} English dev items, tested on the other {len(test_idx)} items "
                     "of every language, split by premise (labelled XNLI test data is not available here)")
-    args = XnliArguments(batch_size=params["batch_size"], learning_rate=params["learning_rate"],
-                         epochs=params["epochs"], max_length=params["max_length"],
-                         weight_decay=params.get("weight_decay", 0.0), seed=seed)
-    device = "cuda" if torch.cuda.is_available() else "cpu"
-    scores = finetune_and_evaluate(str(model_dir), load_tokenizer(model_dir), train, tests, args, device, precision)
+    args = finetune.arguments(params, seed)
+    scores = finetune_and_evaluate(str(model_dir), load_tokenizer(model_dir), train, tests, args, finetune.device(),
+                                   precision)
     scores["protocol"] = protocol
     return scores, langs, files

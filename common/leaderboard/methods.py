@@ -28,6 +28,10 @@ METHODS: dict[str, Method] = {m.name: m for m in (
     Method("tr_tlm", "dap", "tr_tlm", "TR+TLM", "DAP section 4 baseline (LaBSE-style)"),
     Method("dap", "dap", "dap", "DAP (TR + RTL)", "Li et al. 2023"),
     Method("moco", "moco", "moco", "MoCo-BERT (dual momentum contrast)", "Wang et al. 2021", "dual-encoder"),
+    Method("contrastive", "vmsst", "contrastive", "Contrastive (symmetric in-batch, dot product)",
+           "VMSST section 6.3 (Wieting et al. 2023)"),
+    Method("bitranslation", "vmsst", "bitranslation", "BiTranslation (translation terms only)", "VMSST section 6.3"),
+    Method("vmsst", "vmsst", "vmsst", "VMSST (variational source separation)", "Wieting et al. 2023"),
 )}
 
 

@@ -4,7 +4,8 @@
 mini scales) or with ``from_pretrained(name_or_path)`` (paper scale). Keeping the MLM head
 lets TLM and DAP's RTL head reuse it; the bare encoder is ``mlm.base_model``.
 ``build_encoder`` makes the bare encoder only (no MLM head), for methods that never
-predict tokens (MoCo-BERT). A ``pretrained`` value ``package:<module>/<folder>`` names
+predict tokens (MoCo-BERT); from an encoder-decoder checkpoint (T5 / mT5, VMSST's pretrained
+setting) it takes the encoder stack (:func:`load_backbone`). A ``pretrained`` value ``package:<module>/<folder>`` names
 model files shipped inside an installed Python package (the offline MiniLM of the mini
 scale); anything else is a Hub name or a local path.
 
@@ -21,7 +22,17 @@ from pathlib import Path
 
 import torch
 from torch import nn
-from transformers import AutoModel, AutoModelForMaskedLM, BertConfig, BertForMaskedLM, BertModel, PreTrainedModel
+from transformers import (
+    AutoConfig,
+    AutoModel,
+    AutoModelForMaskedLM,
+    BertConfig,
+    BertForMaskedLM,
+    BertModel,
+    MT5EncoderModel,
+    PreTrainedModel,
+    T5EncoderModel,
+)
 
 from common.models.pooling import pool
 
@@ -43,6 +54,9 @@ class EncoderSpec:
     # hardly depends on the input and a CLS-pooled contrastive loss stays at log(B) for
     # hundreds of steps (measured at smoke scale); 0.1 breaks that symmetry.
     initializer_range: float = 0.02
+    # a from-scratch encoder's pretrained tokenizer (VMSST's random-init models use the mT5 vocabulary); None: a
+    # WordPiece vocabulary trained on the corpus (common.workflow.tokenizers)
+    tokenizer: str | None = None
 
 
 def resolve_pretrained(name: str) -> str:
@@ -77,11 +91,26 @@ def build_mlm_model(spec: EncoderSpec, vocab_size: int | None = None) -> PreTrai
     return BertForMaskedLM(_bert_config(spec, vocab_size))
 
 
+ENCODER_ONLY = {"t5": T5EncoderModel, "mt5": MT5EncoderModel}  # encoder-decoder type -> its encoder stack
+
+
+def load_backbone(path: str | Path) -> PreTrainedModel:
+    """The bare encoder saved at ``path``: BERT-like models without their pooler; the encoder stack of a T5 /
+    mT5 checkpoint (whether saved whole or as ``T5EncoderModel``)."""
+    config = AutoConfig.from_pretrained(path)
+    if config.model_type in ENCODER_ONLY:
+        return ENCODER_ONLY[config.model_type].from_pretrained(path)
+    if config.is_encoder_decoder:
+        raise ValueError(f"{path}: encoder-decoder model type {config.model_type!r} has no encoder-only class here; "
+                         f"known: {sorted(ENCODER_ONLY)}")
+    return AutoModel.from_pretrained(path, add_pooling_layer=False)
+
+
 def build_encoder(spec: EncoderSpec, vocab_size: int | None = None) -> PreTrainedModel:
     """The bare transformer (no pooler, no MLM head), pretrained or from scratch."""
     if spec.pretrained:
         log.info("loading pretrained encoder %s", spec.pretrained)
-        model = AutoModel.from_pretrained(resolve_pretrained(spec.pretrained), add_pooling_layer=False)
+        model = load_backbone(resolve_pretrained(spec.pretrained))
         for name in ("hidden_dropout_prob", "attention_probs_dropout_prob"):
             if hasattr(model.config, name) and getattr(model.config, name) != spec.dropout:
                 log.info("pretrained %s=%s kept (config dropout %s applies to from-scratch encoders only)",
@@ -120,7 +149,8 @@ class SentenceEncoder(nn.Module):
 
     def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
                 token_type_ids: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        out = self.backbone(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+        extra = {} if token_type_ids is None else {"token_type_ids": token_type_ids}  # T5 takes none
+        out = self.backbone(input_ids=input_ids, attention_mask=attention_mask, **extra)
         hidden = out.last_hidden_state  # (B, S, D)
         return pool(hidden, attention_mask, self.pooling), hidden
 
@@ -154,7 +184,7 @@ class SentenceEncoder(nn.Module):
         if pool_cfg.exists():
             cfg = json.loads(pool_cfg.read_text())
             pooling = "cls" if cfg["pooling_mode_cls_token"] else "mean" if cfg["pooling_mode_mean_tokens"] else "max"
-        return cls(AutoModel.from_pretrained(path, add_pooling_layer=False), pooling)
+        return cls(load_backbone(path), pooling)
 
 
 def autocast(device: str | torch.device, precision: str):

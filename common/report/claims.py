@@ -60,6 +60,22 @@ class AlignedAccuracies(MeanOfAccuracies):
         return super().value(None if idx is None else [idx[0]] * len(self.ok))
 
 
+class AlignedMeans(ItemMetric):
+    """Mean over languages of the mean per-item score x 100 (QA: each question's F1 in [0, 1]) when every
+    language holds the same items (XQuAD): one stratum, one draw for all; else a stratum per language."""
+
+    def __init__(self, values: Sequence[Sequence[float]]):
+        self.v = [np.asarray(x, dtype=float) for x in values]
+        self.aligned = len({len(x) for x in self.v}) == 1
+        self.strata = [len(self.v[0])] if self.aligned else [len(x) for x in self.v]
+
+    def value(self, idx=None) -> float:
+        if idx is not None and self.aligned:
+            idx = [idx[0]] * len(self.v)
+        return 100.0 * float(np.mean([(x if idx is None else x[i]).mean() for x, i in
+                                      zip(self.v, idx or [None] * len(self.v))]))
+
+
 class MeanF1(ItemMetric):
     """Mean over language pairs of BUCC F1 from per-source-sentence outcomes (gold, true / false positive)."""
 
@@ -170,7 +186,12 @@ def item_metric(task_type: str, scores: dict, languages: Sequence[str] | None = 
     if task_type == "sts17":
         return MeanPearson([[d["items"] for name, d in scores["datasets"].items()
                              if languages is None or name in languages]])
-    items = scores["items"] if task_type != "bucc" else {p: v["test_items"] for p, v in scores["per_pair"].items()}
+    if task_type == "bucc":
+        items = {p: v["test_items"] for p, v in scores["per_pair"].items()}
+    elif task_type == "qa":
+        items = {lang: v["items_f1"] for lang, v in scores["per_language"].items()}
+    else:
+        items = scores["items"]
     keys = [k for k in items if languages is None or k in languages]
     if not keys:
         raise ValueError(f"no items for languages {languages}")
@@ -182,6 +203,8 @@ def item_metric(task_type: str, scores: dict, languages: Sequence[str] | None = 
         return AlignedAccuracies([items[k] for k in keys])
     if task_type == "question-retrieval":
         return MeanOfAccuracies([items[k] for k in keys])
+    if task_type == "qa":
+        return AlignedMeans([items[k] for k in keys])
     raise KeyError(f"no item-level metric for task type {task_type!r}")
 
 

@@ -121,6 +121,16 @@ def lr_lambda(args: TrainingArguments) -> Callable[[int], float]:
     return f
 
 
+def enable_activation_checkpointing(model: nn.Module) -> None:
+    """Recompute activations in the backward pass in every sub-module that supports it (HF models:
+    ``activation_checkpointing_enable``, formerly ``gradient_checkpointing_enable``; our own decoders too)."""
+    for m in model.modules():
+        enable = getattr(m, "activation_checkpointing_enable", None) or getattr(m, "gradient_checkpointing_enable",
+                                                                              None)
+        if enable is not None:
+            enable()
+
+
 def build_optimizer(model: nn.Module, args: TrainingArguments) -> torch.optim.Optimizer:
     groups = _param_groups(model, args.weight_decay)
     if args.optimizer == "adafactor":  # Shazeer & Stern 2018 (torch.optim.Adafactor); the schedule sets the lr
@@ -176,9 +186,7 @@ class Trainer:
         self.rank, self.world = dist.get_rank(), dist.get_world_size()
         seed_everything(self.args.seed + self.rank)
         if self.args.gradient_checkpointing:
-            for m in self.model.modules():
-                if hasattr(m, "gradient_checkpointing_enable"):
-                    m.gradient_checkpointing_enable()
+            enable_activation_checkpointing(self.model)
         optimizer = build_optimizer(self.model, self.args)
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda(self.args))
         engine, _, _, _ = deepspeed.initialize(model=self.model, optimizer=optimizer, lr_scheduler=scheduler,

@@ -3,7 +3,8 @@
 An initialisation (``encoders.<init>`` of a config) is one encoder spec -- one tokenizer, folder
 ``tokenizer/<init>/shared`` -- or language-specific encoders ``{xx: spec, en: spec}`` (MoCo-BERT),
 folders ``tokenizer/<init>/xx`` and ``tokenizer/<init>/en``. A pretrained spec saves its model's own
-tokenizer; a from-scratch spec trains a WordPiece vocabulary on the corpus side(s) it reads.
+tokenizer; a from-scratch spec trains a WordPiece vocabulary on the corpus side(s) it reads, unless it names
+a pretrained ``tokenizer`` (VMSST's random-init models use the mT5 vocabulary).
 """
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ def arguments(cfg: dict, init: str, side: str) -> str:
     """Command-line arguments of ``python -m common.models.tokenizer`` for one tokenizer."""
     enc = cfg["encoders"][init]
     spec = enc if side == SHARED else enc[side]
-    if spec.get("pretrained"):
-        return f"--pretrained {spec['pretrained']}"
+    if spec.get("pretrained") or spec.get("tokenizer"):  # the model's own, or a named pretrained tokenizer
+        return f"--pretrained {spec.get('tokenizer') or spec['pretrained']}"
     tok = cfg["tokenizer"]
     return (f"--side {'both' if side == SHARED else side} --vocab-size {tok['vocab_size']} "
             f"--min-frequency {tok.get('min_frequency', 2)}")

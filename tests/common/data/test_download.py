@@ -43,9 +43,9 @@ def _zip(members: dict[str, str]) -> bytes:
     return buf.getvalue()
 
 
-def _tar_bz2(members: dict[str, str]) -> bytes:
+def _tar_bz2(members: dict[str, str], mode: str = "w:bz2") -> bytes:
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:bz2") as t:
+    with tarfile.open(fileobj=buf, mode=mode) as t:
         for name, text in members.items():
             data = text.encode()
             info = tarfile.TarInfo(name)
@@ -230,3 +230,92 @@ def test_moco_paper_corpus_from_local_mirror(server, tmp_path, data_root):
     assert len(train) == 11 + 4 + 25 + 2 - 2 - 2 and all(z != tat_zh[0] for z, _ in train)
     assert loaders.read_bucc(m["bucc_dir"], "zh-en", "training").gold == {("zh-000001", "en-000001")}
     assert len(loaders.read_xnli_tsv(m["nli_train"])) == 2  # MNLI's labelled pair + SNLI's
+
+
+def test_question_retrieval_converters(tmp_path):
+    """PAQ (NQ-open JSON lines), DPR's nq-test.qa.csv (tab-separated, Python list literals, CSV quoting) and MKQA
+    (gzipped JSON lines, English answers and aliases) -> the question files of common.eval.question_retrieval."""
+    import gzip
+    import json
+
+    from common.eval.question_retrieval import read_questions
+
+    (tmp_path / "paq.jsonl").write_text('{"question": "who wrote hamlet", "answer": ["William Shakespeare"]}\n'
+                                        '{"question": "capital of france", "answer": ["Paris"]}\n')
+    assert dl.paq_to_bank(tmp_path / "paq.jsonl", tmp_path / "bank.jsonl") == 2
+    assert read_questions(tmp_path / "bank.jsonl")[1] == {"id": "paq2", "question": "capital of france",
+                                                          "answers": ["Paris"]}
+    (tmp_path / "nq.csv").write_text("who got the first nobel prize in physics\t['Wilhelm Conrad Röntgen']\n"
+                                     '"what is ""the"" answer"\t[\'a\', "b\'s"]\n', encoding="utf-8")
+    assert dl.nq_to_queries(tmp_path / "nq.csv", tmp_path / "nq.jsonl") == 2
+    q = read_questions(tmp_path / "nq.jsonl")
+    assert q[0]["answers"] == ["Wilhelm Conrad Röntgen"] and q[1] == {"id": "nq2", "question": 'what is "the" answer',
+                                                                        "answers": ["a", "b's"]}
+    (tmp_path / "bad.csv").write_text("ok\t['x']\nno answers here\n")
+    with pytest.raises(ValueError, match=r"bad\.csv:2: expected"):
+        dl.nq_to_queries(tmp_path / "bad.csv", tmp_path / "bad.jsonl")
+    records = [{"example_id": 7,
+                "queries": {"en": "who wrote hamlet", "de": "wer schrieb hamlet", "zh_cn": "谁写了哈姆雷特"},
+                "answers": {"en": [{"type": "entity", "text": "William Shakespeare", "aliases": ["Shakespeare"]}]}},
+               {"example_id": 8, "queries": {"en": "is it raining", "de": "regnet es"},
+                "answers": {"en": [{"type": "unanswerable", "text": None}]}}]
+    with gzip.open(tmp_path / "mkqa.jsonl.gz", "wt", encoding="utf-8") as fh:
+        fh.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    paths = dl.mkqa_to_queries(tmp_path / "mkqa.jsonl.gz", tmp_path, ["de", "zh_cn"])
+    assert sorted(paths) == ["de", "zh"]  # MKQA's zh_cn is Table 12's zh
+    (de,) = read_questions(paths["de"])  # the unanswerable question is left out
+    assert de == {"id": "mkqa7", "question": "wer schrieb hamlet", "answers": ["William Shakespeare", "Shakespeare"]}
+    assert read_questions(paths["zh"])[0]["question"] == "谁写了哈姆雷特"
+
+
+def test_vmsst_paper_corpus_from_local_mirror(server, tmp_path, data_root):
+    """VMSST section 6.1 / appendix B: OPUS bitexts with English and Spanish pivots sampled to Table 15's counts,
+    all 112 Tatoeba languages (pinned), BUCC, PAQ / NQ / MKQA; the leakage rule over every evaluation set."""
+    import gzip
+    import json
+
+    import yaml
+
+    from common.data.corpus import prepare
+    from common.eval.question_retrieval import read_questions
+
+    root, base = server
+    pins = yaml.safe_load((Path(dl.__file__).parent / "tatoeba_v1_all.sha256.yaml").read_text())
+    assert len(pins) == 112
+    for lang, sha in pins.items():
+        for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
+            serve(root, res.url, (data_root / "tatoeba_v1" / Path(res.name).name).read_bytes())
+    tat_de = (data_root / "tatoeba_v1" / "tatoeba.deu-eng.deu").read_text().splitlines()
+    sts17_es = (data_root / "sts" / "sts17" / "STS2017.eval.v1.1" / "STS.input.track3.es-es.txt").read_text(
+        encoding="utf-8").splitlines()[0].split("\t")[0]
+    de_en = [(f"Satz {i}.", f"Sentence {i}.") for i in range(30)] + [(tat_de[0], "a Tatoeba sentence")]
+    de_es = [(f"Satz {i}.", f"Frase {i}.") for i in range(100, 110)] + [("Satz x.", sts17_es)]
+    es_en = [(f"Frase {i}.", f"Sentence {i}.") for i in range(20)] + [("¿quién escribió hamlet?", "who wrote hamlet")]
+    for (src, trg), pairs in {("de", "en"): de_en, ("de", "es"): de_es, ("en", "es"): es_en}.items():
+        a, b = sorted((src, trg))
+        cols = {src: [p[0] for p in pairs], trg: [p[1] for p in pairs]}
+        serve(root, dl.opus_moses("Europarl", "v8", src, trg).url,
+              _zip({f"Europarl.{a}-{b}.{x}": "".join(s + "\n" for s in cols[x]) for x in (a, b)}))
+    serve_bucc_one_pair(root, "de", "Hallo")
+    serve(root, dl.paq().url, _tar_bz2({"PAQ/PAQ.filtered.jsonl":
+                                        '{"question": "who wrote macbeth", "answer": ["William Shakespeare"]}\n'},
+                                       "w:gz"))
+    serve(root, dl.nq_test().url, b"who wrote hamlet\t['William Shakespeare']\n")
+    mkqa = {"example_id": 1, "queries": {"de": "wer schrieb hamlet", "es": "¿quién escribió hamlet?"},
+            "answers": {"en": [{"type": "entity", "text": "William Shakespeare", "aliases": []}]}}
+    serve(root, dl.mkqa().url, gzip.compress((json.dumps(mkqa, ensure_ascii=False) + "\n").encode()))
+    spec = {"languages": {"de": 1000, "es": 15, "en": 15, "fr": 10}, "pivots": ["en", "es"],
+            "opus_corpora": [["Europarl", "v8"]], "bucc_pairs": ["de"], "mkqa_languages": ["de", "es"], "seed": 1}
+    m = prepare("paper_vmsst", tmp_path / "corpus", data_root, spec, base_url=base)
+    assert sorted(m["train"]) == ["deu", "deu-spa", "spa"]  # "<xx>" pairs with English, "<xx>-spa" with Spanish
+    assert m["opus_skipped"] == ["Europarl/v8 fr-en", "Europarl/v8 fr-es"]  # not served: 404, skipped and listed
+    assert len(loaders.read_tsv_pairs(m["train"]["deu"])) == 30 and m["leakage"]["dropped"]["deu"] == 1  # Tatoeba
+    assert len(loaders.read_tsv_pairs(m["train"]["deu-spa"])) == 10 and m["leakage"]["dropped"]["deu-spa"] == 1  # STS17
+    # es: Table 15's count of Spanish-English pairs (15 of 21 sampled); the NQ / MKQA question is never trained on
+    spa = loaders.read_tsv_pairs(m["train"]["spa"])
+    assert len(spa) + m["leakage"]["dropped"]["spa"] == 15 and all(e != "who wrote hamlet" for _, e in spa)
+    assert m["train_languages"] == ["deu", "spa"] and len(m["tatoeba_languages"]) == 112
+    qr = m["question_retrieval"]
+    assert read_questions(qr["bank"])[0]["question"] == "who wrote macbeth"
+    assert read_questions(qr["nq"]["en"])[0]["answers"] == ["William Shakespeare"]
+    assert sorted(qr["mkqa"]) == ["de", "es"] and not (tmp_path / "corpus" / "tmp_paq").exists()

@@ -80,3 +80,16 @@ def test_item_metrics_reproduce_the_reported_scores():
     out = sts.evaluate(subsets, lambda s: torch.randn(len(s), 4, generator=gen))
     m = item_metric("sts-en", {"datasets": {"STS": out}})
     assert m.value() == pytest.approx(out["wmean"]["spearman"])
+
+
+def test_qa_item_metric_reproduces_the_f1_and_resamples_aligned_items():
+    from common.eval.qa import QAExample, score
+
+    ex = [QAExample(str(i), "q", "c", [a], 0) for i, a in enumerate(["paris", "red car", "1889", "blue"])]
+    per = {"en": score({"0": "paris", "1": "car", "2": "x", "3": "blue"}, ex),
+           "de": score({"0": "x", "1": "red car", "2": "1889", "3": "x"}, ex)}
+    m = item_metric("qa", {"per_language": per})
+    assert m.value() == pytest.approx((per["en"]["f1"] + per["de"]["f1"]) / 2)
+    assert m.strata == [4]  # parallel questions: one draw for every language
+    # resampling items 0 and 0 (twice the first question): en 100, de 0
+    assert m.value([np.array([0, 0])]) == pytest.approx(50.0)

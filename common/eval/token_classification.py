@@ -1,0 +1,145 @@
+"""Structured prediction, XTREME's zero-shot protocol (Hu et al. 2020; HICTL section 4.2, Tables 1, 12-13): fine-tune
+the whole encoder with a token-classification head on English data, predict tags for every test language.
+
+* POS (Universal Dependencies v2.5, 17 universal tags): accuracy (%) over words -- Table 12's metric;
+* NER (WikiANN / PAN-X, IOB2 tags PER / ORG / LOC): entity-level F1 (%) (an entity counts when its type and its
+  span both match; CoNLL's definition, as XTREME's seqeval scoring).
+
+A word's label sits on its first word piece; the other pieces are ignored in the loss and the word takes the first
+piece's prediction. Sentences longer than ``max_length`` pieces are truncated (their remaining words count as
+wrong). Data: CoNLL-style files, one ``word<TAB>tag`` per line, a blank line between sentences
+(:func:`read_conll`); XTREME's ``panx`` and ``udpos`` files convert to it (:mod:`common.data.download`). Paper
+scale only: no POS / NER data is available at the small scales.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+from transformers import AutoModelForTokenClassification
+
+from common.eval import finetune
+from common.eval.finetune import FinetuneArguments, check_length
+from common.eval.tasks import EvalContext, Task, TaskResult, register_task, register_task_type
+from common.io import DataFormatError, read_lines
+from common.models.tokenizer import load_tokenizer
+
+Sentence = tuple[list[str], list[str]]  # (words, tags)
+
+
+def read_conll(path: str | Path) -> list[Sentence]:
+    out, words, tags = [], [], []
+    for lineno, line in enumerate(read_lines(path), start=1):
+        if not line.strip():
+            if words:
+                out.append((words, tags))
+                words, tags = [], []
+            continue
+        parts = line.split("\t")
+        if len(parts) != 2 or not parts[0] or not parts[1]:
+            raise DataFormatError(path, lineno, "expected 'word<TAB>tag'")
+        words.append(parts[0])
+        tags.append(parts[1])
+    if words:
+        out.append((words, tags))
+    return out
+
+
+def entities(tags: list[str]) -> set[tuple[str, int, int]]:
+    """(type, first word, last word) of every IOB2 entity; an I- tag without its B- starts an entity (CoNLL)."""
+    spans, start, kind = set(), None, None
+    for i, tag in enumerate([*tags, "O"]):
+        boundary = tag == "O" or tag.startswith("B-") or (tag.startswith("I-") and tag[2:] != kind)
+        if boundary and start is not None:
+            spans.add((kind, start, i - 1))
+            start, kind = None, None
+        if tag != "O" and start is None:
+            start, kind = i, tag[2:]
+    return spans
+
+
+def entity_f1(gold: list[list[str]], pred: list[list[str]]) -> float:
+    g = {(k, *e) for k, tags in enumerate(gold) for e in entities(tags)}
+    p = {(k, *e) for k, tags in enumerate(pred) for e in entities(tags)}
+    tp = len(g & p)
+    return 100.0 * 2 * tp / (len(g) + len(p)) if g or p else 0.0
+
+
+def word_accuracy(gold: list[list[str]], pred: list[list[str]]) -> float:
+    pairs = [(a, b) for gs, ps in zip(gold, pred) for a, b in zip(gs, ps)]
+    return 100.0 * sum(a == b for a, b in pairs) / len(pairs)
+
+
+def encode(tokenizer, sentences: list[Sentence], labels: dict[str, int], max_length: int) -> dict:
+    enc = tokenizer([w for w, _ in sentences], is_split_into_words=True, truncation=True, max_length=max_length,
+                    padding=True, return_tensors="pt")
+    target = torch.full(enc["input_ids"].shape, -100, dtype=torch.long)
+    first = []  # per sentence: the token index of each word's first piece (None if truncated away)
+    for k, (_, tags) in enumerate(sentences):
+        seen, pos = set(), [None] * len(tags)
+        for t, w in enumerate(enc.word_ids(k)):
+            if w is not None and w not in seen:
+                seen.add(w)
+                pos[w] = t
+                target[k, t] = labels.get(tags[w], -100)
+        first.append(pos)
+    return {"inputs": {k: v for k, v in enc.items()}, "labels": target, "first": first}
+
+
+def finetune_and_evaluate(model_path: str, tokenizer, train: list[Sentence], tests: dict[str, list[Sentence]],
+                          args: FinetuneArguments, metric: str, device: str = "cpu", precision: str = "fp32") -> dict:
+    tagset = sorted({t for _, tags in train for t in tags})
+    labels = {t: i for i, t in enumerate(tagset)}
+    torch.manual_seed(args.seed)
+    model = AutoModelForTokenClassification.from_pretrained(model_path, num_labels=len(tagset)).to(device)
+    check_length(model, args.max_length, model_path)
+
+    def batches(order):
+        for s in range(0, len(order), args.batch_size):
+            b = encode(tokenizer, [train[i] for i in order[s:s + args.batch_size]], labels, args.max_length)
+            yield {k: v.to(device) for k, v in b["inputs"].items()}, b["labels"].to(device)
+
+    def loss_fn(m, batch):
+        inputs, target = batch
+        logits = m(**inputs).logits.float()
+        return F.cross_entropy(logits.flatten(0, 1), target.flatten(), ignore_index=-100)
+
+    stats = finetune.train(model, len(train), batches, loss_fn, args, device, precision)
+    score = entity_f1 if metric == "entity_f1" else word_accuracy
+    per = {}
+    with torch.no_grad():
+        for lang, sents in tests.items():
+            pred = []
+            for s in range(0, len(sents), args.eval_batch_size):
+                part = sents[s:s + args.eval_batch_size]
+                b = encode(tokenizer, part, labels, args.max_length)
+                arg = model(**{k: v.to(device) for k, v in b["inputs"].items()}).logits.argmax(-1).cpu()
+                for k, pos in enumerate(b["first"]):
+                    pred.append([tagset[int(arg[k, t])] if t is not None else "<truncated>" for t in pos])
+            per[lang] = score([tags for _, tags in sents], pred)
+    return {"per_language": per, "main_score": float(np.mean(list(per.values()))), "metric": metric, **stats,
+            "tagset": tagset, "n_train": len(train)}
+
+
+@register_task_type("token-classification")
+def run_token_classification(task: Task, ctx: EvalContext) -> TaskResult:
+    p = task.params_for(ctx.scale)
+    entry = finetune.dataset(ctx.manifest, "token_classification", p["dataset"])
+    train = read_conll(entry["train"])
+    tests = {lang: read_conll(path) for lang, path in sorted(entry["test"].items())}
+    model_dir = ctx.embedder.hf_model_dir()
+    scores = finetune_and_evaluate(str(model_dir), load_tokenizer(model_dir), train, tests,
+                                   finetune.arguments(p, ctx.seed), p["metric"], finetune.device(), ctx.precision)
+    return TaskResult(scores, sorted(tests), [Path(entry["train"]), *map(Path, entry["test"].values())])
+
+
+# XTREME's fine-tuning of structured prediction (Hu et al. 2020): batch 32, lr 2e-5, 10 epochs, length 128.
+for name, dataset, metric, ref in (("pos", "udpos", "word_accuracy", "UD v2.5 POS, 17 universal tags; Table 12"),
+                                   ("ner", "panx", "entity_f1", "WikiANN (PAN-X) NER; Table 13")):
+    register_task(Task(
+        f"{name}@zero-shot", "token-classification", f"{ref}: fine-tuned on English, tested on every language",
+        "XTREME (Hu et al. 2020); HICTL Table 1", f"mean {metric.replace('_', ' ')} (%) over the test languages",
+        params={"dataset": dataset, "metric": metric, "batch_size": 32, "learning_rate": 2e-5, "epochs": 10,
+                "max_length": 128}, embedders=("sentence-encoder",)))

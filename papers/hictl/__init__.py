@@ -1,0 +1,1 @@
+"""HICTL: hierarchical contrastive learning (Wei et al., ICLR 2021)."""

@@ -1,0 +1,25 @@
+"""HICTL's runs: Table 1's models (the untrained initial encoder -- first seed only --, the MLM/TLM-only
+baseline, HICTL, HICTL + hard negatives) for every encoder setting and seed, Table 3's ablations of the full model
+on the first setting (``ablation_seed``); every run on the config's XTREME tasks (``hictl.tasks``: the ones with
+data at the scale), and Figure 4's t-SNE (``hictl-tsne``) for the initial encoder and the full model (first seed)."""
+from __future__ import annotations
+
+from common.runs import Run, RunRegistry
+from papers.hictl.variants import ABLATIONS
+
+MAIN = ("init", "lm_only", "hictl", "hictl_hns")
+FIGURE4 = ("init", "hictl_hns")
+
+
+def registry(cfg: dict) -> RunRegistry:
+    tasks, seeds = tuple(cfg["hictl"]["tasks"]), cfg["seeds"]
+    first = next(iter(cfg["encoders"]))
+    reg = RunRegistry("hictl")
+    for init in cfg["encoders"]:
+        for m in MAIN:
+            for s in seeds[:1] if m == "init" else seeds:
+                figure = m in FIGURE4 and s == seeds[0] and init == first
+                reg.add(Run(m, init, s, tasks + (("hictl-tsne",) if figure else ())))
+    for name in ABLATIONS:
+        reg.add(Run(name, first, cfg["ablation_seed"], tasks))
+    return reg

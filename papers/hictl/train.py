@@ -1,0 +1,73 @@
+"""HICTL pre-training (section 3.1, appendix B): one run (``variants``), one encoder initialisation, one seed.
+
+``python -m papers.hictl.train --help`` lists the arguments (:mod:`common.training.cli`). Writes ``model/``: the
+encoder (HF format with its tokenizer, so the NMT fine-tuning of section 3.2 can load it) as a
+``sentence-encoder`` folder with CLS pooling and the projection f (``projection.safetensors``), i.e. the
+representation r(x) = f(g(M(x))) the sentence-level loss trains.
+
+Training examples: every parallel pair of the corpus ``(x, y, "parallel")`` plus monolingual sentences
+``(x, None, "mono")`` -- the corpus's ``monolingual`` files when it has them (CC-100 at paper scale), else both
+sides of the training pairs (the small scales) -- sampled so that they are ``mono_fraction`` of the examples (the
+paper does not state its mix). "w/o MT data" trains on as many monolingual sentences alone.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from common.data.loaders import read_tsv_pairs
+from common.io import read_lines
+from common.models.embedder import save_sentence_encoder
+from common.models.encoder import EncoderSpec, build_mlm_model
+from common.models.tokenizer import load_tokenizer
+from common.training.cli import Built, RunArguments, main
+from papers.hictl import variants
+from papers.hictl.data import MONO, PARALLEL, HICTLCollator
+from papers.hictl.model import HICTL
+
+
+def monolingual_pool(manifest: dict) -> list[str]:
+    if manifest.get("monolingual"):
+        return [s for _, path in sorted(manifest["monolingual"].items()) for s in read_lines(path) if s.strip()]
+    return list(dict.fromkeys(s for _, path in sorted(manifest["train"].items())
+                              for pair in read_tsv_pairs(path) for s in pair))
+
+
+def load_examples(manifest: dict, mono_fraction: float, parallel: bool, seed: int = 1) -> list[tuple]:
+    """Parallel pairs and monolingual sentences in the configured mix (a fixed sample: the data seed, not the run's)."""
+    pairs = [(a, b, PARALLEL) for _, path in sorted(manifest["train"].items()) for a, b in read_tsv_pairs(path)]
+    n_mono = round(len(pairs) * mono_fraction / (1 - mono_fraction)) if mono_fraction < 1 else len(pairs)
+    total = len(pairs) + n_mono
+    pool = monolingual_pool(manifest)
+    rng = random.Random(seed)
+    want = n_mono if parallel else total
+    mono = rng.sample(pool, want) if want <= len(pool) else [rng.choice(pool) for _ in range(want)]
+    return (pairs if parallel else []) + [(s, None, MONO) for s in mono]
+
+
+class HICTLRecipe:
+    paper = "hictl"
+
+    def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> list:
+        v = variants.resolve(run.method)
+        return load_examples(manifest, cfg["hictl"]["mono_fraction"], v["parallel"])
+
+    def build(self, cfg: dict, run: RunArguments, manifest: dict) -> Built:
+        v, h = variants.resolve(run.method), cfg["hictl"]
+        tokenizer = load_tokenizer(run.tokenizer)
+        mlm = build_mlm_model(EncoderSpec(**cfg["encoders"][run.init]), vocab_size=len(tokenizer))
+        model = HICTL(mlm, tokenizer.all_special_ids, sentence=v["sentence"], word=v["word"],
+                      hard_negatives=v["hard_negatives"], temperature=h["temperature"], zeta=h["zeta"],
+                      window=h["window"], word_negatives=h["word_negatives"], pooling=cfg["pooling"])
+        collate = HICTLCollator(tokenizer, cfg["training"]["max_length"], h["mask_bilingual"], h["mask_monolingual"])
+
+        def save(trained: HICTL, out: Path) -> None:
+            save_sentence_encoder(trained.encoder, tokenizer, out, cfg["eval"]["max_length"],
+                                  projection=trained.projection)
+
+        overrides = {} if v["train"] else {"max_steps": 0}
+        return Built(model, collate, save, v, overrides)
+
+
+if __name__ == "__main__":
+    main(HICTLRecipe())

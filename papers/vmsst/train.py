@@ -1,0 +1,110 @@
+"""VMSST training (sections 4-6): one run (objective, variant) on one encoder setting, one seed.
+
+``python -m papers.vmsst.train --help`` lists the arguments (:mod:`common.training.cli`); ``--method`` is a run
+name of :mod:`papers.vmsst.variants`. Writes ``model/``: the semantic inference network as a
+``sentence-encoder`` folder whose pooled output goes through the saved mean projection (the sentence
+embedding of section 5), loadable by sentence-transformers for the encoder part.
+
+Dropout (section 6.4): 0.1 for Contrastive, none for BiTranslation, VMSST and VMSST Contrastive (the paper's
+24-layer random-init VMSST Contrastive used 0.1: ``vmsst.dropout_by_setting``).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from torch import nn
+from transformers import AutoConfig, AutoModelForSeq2SeqLM
+
+from common.data.loaders import read_tsv_pairs
+from common.models.embedder import save_sentence_encoder
+from common.models.encoder import ENCODER_ONLY, EncoderSpec, SentenceEncoder, build_encoder, resolve_pretrained
+from common.models.tokenizer import load_tokenizer
+from common.training.cli import Built, RunArguments, main
+from papers.vmsst import variants
+from papers.vmsst.data import VMSSTCollator
+from papers.vmsst.model import VMSST
+
+
+def language_ids(manifest: dict) -> dict[str, int]:
+    """English is 0, every other language of the training pairs 1.. in sorted order. A manifest key ``xxx`` holds
+    (xxx, English) pairs, ``xxx-yyy`` (xxx, yyy) pairs (VMSST's Spanish pivot at paper scale)."""
+    langs = {part for key in manifest["train"] for part in key.split("-")} - {"en"}
+    return {"en": 0} | {lang: i + 1 for i, lang in enumerate(sorted(langs))}
+
+
+def load_examples(manifest: dict, languages: list[str] | None = None) -> list[tuple[str, str, int, int]]:
+    """(x, its translation, language id of x, language id of the translation) for every training pair (of
+    ``languages`` only, if given)."""
+    ids = language_ids(manifest)
+    out = []
+    for key, path in sorted(manifest["train"].items()):
+        lang, _, pivot = key.partition("-")
+        if languages is None or lang in languages:
+            out += [(a, b, ids[lang], ids[pivot or "en"]) for a, b in read_tsv_pairs(path)]
+    return out
+
+
+def set_dropout(module: nn.Module, p: float) -> None:
+    """Every dropout of a (pretrained) encoder at rate ``p``."""
+    for m in module.modules():
+        if isinstance(m, nn.Dropout):
+            m.p = p
+    for name in ("hidden_dropout_prob", "attention_probs_dropout_prob", "dropout_rate"):
+        if hasattr(getattr(module, "config", None), name):
+            setattr(module.config, name, p)
+
+
+def pretrained_decoder(spec: EncoderSpec, dropout: float) -> tuple[nn.Module, nn.Linear] | None:
+    """(decoder stack, lm_head) of a pretrained encoder-decoder checkpoint (the paper's mT5-large setting); None for
+    an encoder-only or from-scratch spec (the decoder is then built from scratch)."""
+    if not spec.pretrained:
+        return None
+    path = resolve_pretrained(spec.pretrained)
+    if AutoConfig.from_pretrained(path).model_type not in ENCODER_ONLY:
+        return None
+    full = AutoModelForSeq2SeqLM.from_pretrained(path)
+    set_dropout(full, dropout)
+    head = full.lm_head
+    if full.config.tie_word_embeddings:  # T5 v1.0 scales the decoder output by d^-0.5 before a tied head
+        head = nn.Linear(head.in_features, head.out_features, bias=False)
+        head.weight.data.copy_(full.lm_head.weight * full.config.d_model ** -0.5)
+    return full.get_decoder(), head
+
+
+class VMSSTRecipe:
+    paper = "vmsst"
+
+    def _resolve(self, cfg: dict, run: RunArguments):
+        spec = EncoderSpec(**cfg["encoders"][run.init])
+        depth = (AutoConfig.from_pretrained(resolve_pretrained(spec.pretrained)).num_hidden_layers if spec.pretrained
+                 else spec.num_layers)
+        return spec, variants.resolve(run.method, cfg, run.init, depth)
+
+    def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> list:
+        _, (_, _, languages) = self._resolve(cfg, run)
+        return load_examples(manifest, languages)
+
+    def build(self, cfg: dict, run: RunArguments, manifest: dict) -> Built:
+        spec, (settings, overrides, languages) = self._resolve(cfg, run)
+        tokenizer = load_tokenizer(run.tokenizer)
+        backbone = build_encoder(spec, len(tokenizer))
+        v = cfg["vmsst"]
+        dropout = {**v["dropout"], **v.get("dropout_by_setting", {}).get(run.init, {})}.get(settings.objective, 0.0)
+        set_dropout(backbone, dropout)
+        c = backbone.config
+        model = VMSST(backbone, settings, num_languages=len(language_ids(manifest)),
+                      max_length=cfg["training"]["max_length"], decoder_heads=c.num_attention_heads,
+                      decoder_ffn=getattr(c, "intermediate_size", None) or c.d_ff, dropout=dropout, seed=run.seed,
+                      pretrained_decoder=pretrained_decoder(spec, dropout) if settings.objective != "contrastive"
+                      else None)
+
+        def save(trained: VMSST, out: Path) -> None:
+            encoder = SentenceEncoder(trained.semantic.backbone, "mean")
+            save_sentence_encoder(encoder, tokenizer, out, cfg["eval"]["max_length"], projection=trained.semantic.mean)
+
+        method = {"settings": vars(settings), "languages": languages or sorted(manifest["train"]), "dropout": dropout}
+        return Built(model, VMSSTCollator(tokenizer, cfg["training"]["max_length"]), save, method, overrides)
+
+
+if __name__ == "__main__":
+    main(VMSSTRecipe())

@@ -1,0 +1,58 @@
+"""VMSST's runs by name: the four objectives of Table 1 (section 6.3), the ablations of Table 4 (section 7.1),
+the unshared model of Table 6 (section 7.2) and the batch sizes of Table 7 (section 7.4).
+
+* ``vmsst``, ``contrastive``, ``bitranslation``, ``vmsst_contrastive`` -- Table 1;
+* ``vmsst_fact``, ``vmsst_4enc``, ``vmsst_dec-half`` / ``vmsst_dec-1`` (the paper's 12L / 1L decoders against its
+  24 layers: half the main depth and one layer), ``vmsst_nokl``, ``vmsst_1enc``, ``vmsst_no-enc-le``,
+  ``vmsst_no-dec-le`` -- Table 4. The paper's prose swaps the last two ("we remove the language embedding
+  inputs to the decoder (no enc. l.e.)"); we follow the table's names: "no enc. l.e." removes the language
+  encoder's input language embeddings, "no dec. l.e." the decoder's;
+* ``vmsst_full`` -- Table 6: one language encoder and one decoder per language (no parameter sharing), trained on
+  ``table6_languages`` only; ``<objective>_l4`` -- an objective trained on those languages (Table 6's other rows);
+* ``<objective>_b<factor>`` -- Table 7: the global batch times ``factor`` (2 and 4: 4096 and 8192 of 2048).
+"""
+from __future__ import annotations
+
+import re
+
+from papers.vmsst.model import OBJECTIVES, Settings
+
+ABLATIONS = ("vmsst_fact", "vmsst_4enc", "vmsst_dec-half", "vmsst_dec-1", "vmsst_nokl", "vmsst_1enc",
+             "vmsst_no-enc-le", "vmsst_no-dec-le")
+_BATCH = re.compile(r"^(?P<obj>vmsst|contrastive)_b(?P<f>[0-9]+)$")
+
+
+def resolve(name: str, cfg: dict, init: str, encoder_layers: int) -> tuple[Settings, dict, list[str] | None]:
+    """(model settings, training overrides, languages to train on or None for all) of run ``name`` on encoder
+    setting ``init`` under config ``cfg`` (its ``vmsst`` section). The decoder has the encoder's depth (the
+    paper's models are "6 layer" and "24 layer encoder-decoder" models); lambda is 0.025 from a pretrained
+    encoder and 0.1 from random init (section 6.4); VMSST Contrastive's lambda may differ per setting."""
+    v = cfg["vmsst"]
+    pretrained = bool(cfg["encoders"][init].get("pretrained"))
+    base = dict(elbo_weight=v["elbo_weight_pretrained"] if pretrained else v["elbo_weight"],
+                vmsst_weight=v["vmsst_contrastive_weight"].get(init, v["vmsst_contrastive_weight"]["default"]),
+                anneal_steps=v["anneal_steps"], decoder_layers=encoder_layers,
+                compile_loss=v.get("compile_loss", False))
+    overrides: dict = {}
+    languages = None
+    m = _BATCH.match(name)
+    if m:
+        name = m["obj"]
+        overrides["global_batch_size"] = cfg["training"]["global_batch_size"] * int(m["f"])
+    if name.endswith("_l4") or name == "vmsst_full":
+        languages = list(cfg["tables"]["table6_languages"])
+        name = name.removesuffix("_l4")
+    if name in OBJECTIVES:
+        return Settings(objective=name, **base), overrides, languages
+    ablation = {
+        "vmsst_fact": {"factored": True}, "vmsst_4enc": {"encoders": "n4"},
+        "vmsst_dec-half": {"decoder_layers": max(1, encoder_layers // 2)}, "vmsst_dec-1": {"decoder_layers": 1},
+        "vmsst_nokl": {"kl": False}, "vmsst_1enc": {"encoders": "one"},
+        "vmsst_no-enc-le": {"encoder_language_embeddings": False},
+        "vmsst_no-dec-le": {"decoder_language_embeddings": False},
+        "vmsst_full": {"encoders": "per_language", "decoders": "per_language"},
+    }.get(name)
+    if ablation is None:
+        raise ValueError(f"unknown VMSST run {name!r}; expected one of {OBJECTIVES}, {ABLATIONS}, vmsst_full "
+                         "or <vmsst|contrastive>_b<factor>")
+    return Settings(objective="vmsst", **{**base, **ablation}), overrides, languages

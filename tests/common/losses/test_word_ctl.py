@@ -1,0 +1,61 @@
+"""HICTL's word-level contrastive loss (eqs. 7-8) against a naive computation with a fixed negative sample."""
+import math
+
+import pytest
+import torch
+
+from common.losses.word_ctl import WordCTLLoss, bag_of_words
+
+SPECIAL = torch.tensor([0, 1, 2])  # [PAD], [CLS], [SEP]
+
+
+def test_bag_of_words_unique_pieces_without_specials():
+    ids = torch.tensor([[1, 5, 7, 5, 2, 9, 2, 0], [1, 4, 2, 4, 2, 0, 0, 0]])
+    mask = (ids != 0).long()
+    bag = bag_of_words(ids, mask, 12, SPECIAL)
+    assert bag[0].nonzero().flatten().tolist() == [5, 7, 9] and bag[1].nonzero().flatten().tolist() == [4]
+
+
+def test_loss_against_a_naive_computation_with_fixed_negatives():
+    g = torch.Generator().manual_seed(0)
+    q, emb = torch.randn(2, 3, generator=g), torch.randn(10, 3, generator=g)
+    bag = torch.zeros(2, 10, dtype=torch.bool)
+    bag[0, [3, 4]] = True
+    bag[1, [5]] = True
+    fixed = torch.tensor([[6, 7, 8], [3, 9, 4]])
+    loss = WordCTLLoss(num_negatives=3, temperature=0.5)
+    loss.sample_negatives = lambda sims, excluded: fixed
+
+    def s(a, b):
+        return float(a @ b) / float(a.norm() * b.norm()) / 0.5
+
+    per_pair = []
+    for i, words in enumerate(([3, 4], [5])):
+        terms = []
+        for w in words:
+            pos = math.exp(s(q[i], emb[w]))
+            terms.append(-math.log(pos / (pos + sum(math.exp(s(q[i], emb[j])) for j in fixed[i].tolist()))))
+        per_pair.append(sum(terms) / len(terms))  # eq. 7: the mean over the bag
+    special = torch.zeros(10, dtype=torch.bool)
+    assert float(loss(q, emb, bag, special)) == pytest.approx(sum(per_pair) / 2, rel=1e-5)  # eq. 8
+
+
+def test_sampler_never_draws_a_word_of_the_bag_or_a_special_token():
+    torch.manual_seed(0)
+    V = 40
+    q, emb = torch.randn(4, 8), torch.randn(V, 8)
+    emb[5] = q[0] * 10  # the most similar word of query 0 is in its bag: it must never be drawn
+    bag = torch.zeros(4, V, dtype=torch.bool)
+    bag[0, [5, 6, 7]] = True
+    bag[1, 10:20] = True
+    special = torch.zeros(V, dtype=torch.bool)
+    special[:3] = True
+    loss = WordCTLLoss(num_negatives=20)
+    sims = torch.nn.functional.normalize(q, dim=-1) @ torch.nn.functional.normalize(emb, dim=-1).T
+    for _ in range(50):
+        drawn = loss.sample_negatives(sims, bag | special[None])
+        assert drawn.shape == (4, 20)
+        for i in range(4):
+            assert not (bag[i, drawn[i]] | special[drawn[i]]).any() and len(set(drawn[i].tolist())) == 20
+    with pytest.raises(ValueError, match="words outside a bag"):
+        WordCTLLoss(num_negatives=30).sample_negatives(sims, bag | special[None])  # 40 - 3 - 10 = 27 left

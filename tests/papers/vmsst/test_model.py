@@ -1,0 +1,306 @@
+"""VMSST (sections 4-6): the objective against a naive computation, the KL annealing, the alternation of the
+semantic encoder's input, the decoder's isolation from the source tokens, the baselines' losses."""
+import math
+import tempfile
+
+import pytest
+import torch
+from transformers import BertConfig, BertModel
+
+from common.training.trainer import enable_activation_checkpointing
+from papers.vmsst import variants
+from papers.vmsst.data import VMSSTCollator
+from papers.vmsst.decoder import LatentDecoder
+from papers.vmsst.model import VMSST, Settings, kl_standard_normal
+from papers.vmsst.train import set_dropout
+
+V, D = 40, 8
+
+
+def backbone(seed=0, layers=1):
+    torch.manual_seed(seed)
+    cfg = BertConfig(vocab_size=V, hidden_size=D, num_hidden_layers=layers, num_attention_heads=2, intermediate_size=16,
+                     max_position_embeddings=16, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    return BertModel(cfg, add_pooling_layer=False)
+
+
+def model(objective="vmsst", **kw):
+    return VMSST(backbone(), Settings(objective=objective, anneal_steps=10, **kw), num_languages=3, max_length=16,
+                 decoder_heads=2, decoder_ffn=16, dropout=0.0)
+
+
+def batch(b=4, s=6, seed=1):
+    g = torch.Generator().manual_seed(seed)
+    out = {}
+    for side, lang, n in (("i", [1, 2, 1, 2][:b], s), ("j", [0] * b, s + 2)):  # sides padded to their own length
+        ids = torch.randint(5, V, (b, n), generator=g)
+        mask = torch.ones(b, n, dtype=torch.long)
+        mask[0, -2:] = 0  # a padded sentence
+        out.update({f"{side}_ids": ids, f"{side}_mask": mask, f"{side}_targets": ids[:, 1:],
+                    f"{side}_target_mask": mask[:, 1:], f"{side}_lang": torch.tensor(lang)})
+    return out
+
+
+def naive_nll(m, targets, mask, lang, z_sem, z_lang):
+    """-log p(x | z) sentence by sentence, token by token, from the decoder's logits on unpadded inputs."""
+    out = []
+    for k in range(targets.shape[0]):
+        n = int(mask[k].sum())
+        logits = m.decoders[0](targets[k:k + 1, :n], mask[k:k + 1, :n], lang[k:k + 1], z_sem[k:k + 1], z_lang[k:k + 1])
+        out.append(sum(-float(torch.log_softmax(logits[0, t], -1)[targets[k, t]]) for t in range(n)))
+    return torch.tensor(out)
+
+
+def test_objective_against_a_naive_computation():
+    """Section 4: translation terms + lambda * (reconstruction + beta * KL), the semantic variable from x_i for
+    even and x_j for odd examples, reparameterised samples (the same noise replayed)."""
+    m = model(elbo_weight=0.3).eval()
+    m.on_step(4)  # beta = 4 / 10
+    b = batch()
+    torch.manual_seed(7)
+    out = m(**b)
+    with torch.no_grad():
+        mu_i, lv_i = m.semantic(b["i_ids"], b["i_mask"])
+        mu_j, lv_j = m.semantic(b["j_ids"], b["j_mask"])
+        zeros = torch.zeros_like(mu_i)
+        trans = naive_nll(m, b["i_targets"], b["i_target_mask"], b["i_lang"], mu_j, zeros) \
+            + naive_nll(m, b["j_targets"], b["j_target_mask"], b["j_lang"], mu_i, zeros)
+        torch.manual_seed(7)
+        _ = m.semantic(b["i_ids"], b["i_mask"]), m.semantic(b["j_ids"], b["j_mask"])  # same RNG use as forward
+        sem_mu = torch.stack([mu_i[k] if k % 2 == 0 else mu_j[k] for k in range(4)])
+        sem_lv = torch.stack([lv_i[k] if k % 2 == 0 else lv_j[k] for k in range(4)])
+        z_sem = sem_mu + torch.randn_like(sem_mu) * (0.5 * sem_lv).exp()
+        li_mu, li_lv = m.language_encoders[0](b["i_ids"], b["i_mask"], b["i_lang"])
+        lj_mu, lj_lv = m.language_encoders[0](b["j_ids"], b["j_mask"], b["j_lang"])
+        z_li = li_mu + torch.randn_like(li_mu) * (0.5 * li_lv).exp()
+        z_lj = lj_mu + torch.randn_like(lj_mu) * (0.5 * lj_lv).exp()
+        rec = naive_nll(m, b["i_targets"], b["i_target_mask"], b["i_lang"], z_sem, z_li) \
+            + naive_nll(m, b["j_targets"], b["j_target_mask"], b["j_lang"], z_sem, z_lj)
+
+        def kl(mu, lv):  # KL(N(mu, e^lv) || N(0, 1)), dimension by dimension
+            return torch.tensor([sum(0.5 * (math.exp(float(v)) + float(u) ** 2 - 1 - float(v))
+                                     for u, v in zip(mu[k], lv[k])) for k in range(mu.shape[0])])
+
+        kls = kl(sem_mu, sem_lv) + kl(li_mu, li_lv) + kl(lj_mu, lj_lv)
+    assert float(out["loss_translation"].detach()) == pytest.approx(float(trans.mean()), rel=1e-4)
+    assert float(out["loss_reconstruction"]) == pytest.approx(float(rec.mean()), rel=1e-4)
+    assert float(out["loss_kl"]) == pytest.approx(float(kls.mean()), rel=1e-4)
+    assert float(out["loss"]) == pytest.approx(float(trans.mean() + 0.3 * (rec.mean() + 0.4 * kls.mean())), rel=1e-4)
+
+
+def test_kl_formula_and_annealing():
+    mu, lv = torch.tensor([[0.5, -1.0]]), torch.tensor([[0.2, -0.3]])
+    want = 0.5 * sum(math.exp(v) + u * u - 1 - v for u, v in ((0.5, 0.2), (-1.0, -0.3)))
+    assert float(kl_standard_normal(mu, lv)) == pytest.approx(want)
+    m = model()
+    weights = []
+    for step in (0, 5, 10, 50):
+        m.on_step(step)
+        weights.append(m.kl_weight())
+    assert weights == [0.0, 0.5, 1.0, 1.0]  # min(1, step / anneal_steps)
+    assert model(kl=False).kl_weight() == 0.0
+
+
+def test_semantic_input_alternates_within_the_batch():
+    """Changing x_j of an even example leaves its z_sem (read from x_i) alone; of an odd one, it does not."""
+    m = model().eval()
+    seen = []
+    m.decode_nll = lambda targets, mask, lang, z_sem, z_lang: seen.append(z_sem.clone()) or z_sem.sum(-1) * 0
+    b = batch()
+    torch.manual_seed(3)
+    m(**b)
+    b2 = {**b, "j_ids": b["j_ids"].clone()}
+    b2["j_ids"][:, 2] = (b2["j_ids"][:, 2] + 1) % V
+    # one decoder pass of 4 x 4 rows: translation i, translation j, reconstruction i, reconstruction j
+    first = seen.pop()[8:12]
+    torch.manual_seed(3)
+    m(**b2)
+    second = seen.pop()[8:12]
+    assert torch.allclose(first[0], second[0]) and torch.allclose(first[2], second[2])  # even: from x_i
+    assert not torch.allclose(first[1], second[1]) and not torch.allclose(first[3], second[3])  # odd: from x_j
+
+
+def test_decoder_sees_the_source_only_through_z():
+    """No cross-attention: with z fixed, the decoder's output is the same for any source sentence; a change in
+    z changes it."""
+    dec = LatentDecoder(torch.nn.Embedding(V, D), 3, 2, 2, 16, 2 * D, 16, 0.0).eval()
+    g = torch.Generator().manual_seed(0)
+    targets, mask, lang = torch.randint(5, V, (2, 5), generator=g), torch.ones(2, 5), torch.tensor([1, 2])
+    z = torch.randn(2, D, generator=g), torch.randn(2, D, generator=g)
+    with torch.no_grad():
+        a = dec(targets, mask, lang, *z)
+        assert torch.equal(a, dec(targets, mask, lang, *z))
+        b = dec(targets, mask, lang, z[0] + 0.5, z[1])
+    assert (a - b).abs().max() > 1e-3
+    m = model().eval()
+    b1 = batch()
+    b2 = {**b1, "j_ids": b1["j_ids"].clone()}
+    b2["j_ids"][:, 3] = (b2["j_ids"][:, 3] + 1) % V
+    with torch.no_grad():  # the only path from x_j to the decoder is z = mu_sem(x_j)
+        mu1, mu2 = m.embed(b1["j_ids"], b1["j_mask"]), m.embed(b2["j_ids"], b2["j_mask"])
+        zeros = torch.zeros_like(mu1)
+        n1 = m.decode_nll(b1["i_targets"], b1["i_target_mask"], b1["i_lang"], mu1, zeros)
+        n2 = m.decode_nll(b1["i_targets"], b1["i_target_mask"], b1["i_lang"], mu2, zeros)
+        n3 = m.decode_nll(b1["i_targets"], b1["i_target_mask"], b1["i_lang"], mu1, zeros)
+    assert torch.equal(n1, n3) and not torch.allclose(n1, n2)
+
+
+def test_contrastive_against_a_naive_loop():
+    m = model("contrastive").eval()
+    b = batch()
+    with torch.no_grad():
+        out = m(**b)
+        s, t = m.embed(b["i_ids"], b["i_mask"]), m.embed(b["j_ids"], b["j_mask"])
+    total = 0.0
+    for i in range(4):
+        p_st = math.exp(float(s[i] @ t[i])) / sum(math.exp(float(s[i] @ t[j])) for j in range(4))
+        p_ts = math.exp(float(s[i] @ t[i])) / sum(math.exp(float(t[i] @ s[j])) for j in range(4))
+        total += math.log(p_st) + math.log(p_ts)
+    assert float(out["loss"]) == pytest.approx(-total / 8, rel=1e-5)
+
+
+def test_baselines_and_combination():
+    b = batch()
+    torch.manual_seed(0)
+    bt = model("bitranslation").eval()(**b)
+    assert set(bt) == {"loss", "loss_translation"} and float(bt["loss"]) == float(bt["loss_translation"])
+    m = model("vmsst_contrastive", vmsst_weight=0.01).eval()
+    torch.manual_seed(5)
+    out = m(**b)
+    want = float(out["loss_contrastive"]) + 0.01 * float(out["loss_vmsst"])
+    assert float(out["loss"]) == pytest.approx(want, rel=1e-6)
+
+
+@pytest.mark.parametrize("name", ["vmsst", "contrastive", "bitranslation", "vmsst_contrastive", *variants.ABLATIONS,
+                                  "vmsst_full", "vmsst_b2"])
+def test_every_run_trains_one_step(name):
+    cfg = {"vmsst": {"elbo_weight": 0.1, "elbo_weight_pretrained": 0.025, "vmsst_contrastive_weight": {"default": 5e-4},
+                     "anneal_steps": 10}, "tables": {"table6_languages": ["qaa"]},
+           "encoders": {"s": {}}, "training": {"global_batch_size": 4}}
+    settings, overrides, languages = variants.resolve(name, cfg, "s", 2)
+    assert (languages is not None) == (name == "vmsst_full") and bool(overrides) == name.endswith("_b2")
+    m = VMSST(backbone(layers=2), settings, num_languages=3, max_length=16, decoder_heads=2, decoder_ffn=16)
+    out = m(**batch())
+    out["loss"].backward()
+    grads = [p.grad for p in m.semantic.parameters() if p.grad is not None]
+    assert grads and all(torch.isfinite(g).all() for g in grads)
+    if name == "vmsst_full":
+        assert len(m.language_encoders) == 3 and len(m.decoders) == 3
+    if name == "vmsst_dec-1":
+        assert len(m.decoders[0].layers) == 1
+
+
+def test_collator_targets_and_dropout():
+    from common.models.tokenizer import train_wordpiece
+
+    tok = train_wordpiece(["ku ma so", "the man sees", "a dog"] * 3, 60, tempfile.mkdtemp(), min_frequency=1)
+    b = VMSSTCollator(tok, 16)([("ku ma", "the man", 1, 0), ("so", "a dog sees", 2, 0)], torch.Generator())
+    assert torch.equal(b["i_targets"], b["i_ids"][:, 1:]) and b["i_lang"].tolist() == [1, 2]  # [CLS] dropped
+    assert b["j_targets"][0, int(b["j_target_mask"][0].sum()) - 1] == tok.sep_token_id  # the end token is predicted
+    enc = backbone()
+    set_dropout(enc, 0.1)
+    assert all(mod.p == 0.1 for mod in enc.modules() if isinstance(mod, torch.nn.Dropout))
+
+
+# --------------------------------------------------------------------------- the pretrained (mT5) setting
+def tiny_t5(vocab: int = V):
+    """A tiny T5 built locally (no download) standing in for mT5-large."""
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    torch.manual_seed(0)
+    return T5ForConditionalGeneration(T5Config(
+        vocab_size=vocab, d_model=D, d_kv=4, d_ff=16, num_layers=2, num_decoder_layers=2, num_heads=2,
+        dropout_rate=0.0, decoder_start_token_id=0, pad_token_id=0, eos_token_id=1, tie_word_embeddings=False))
+
+
+def t5_model(full, objective="vmsst", **kw):
+    from transformers import T5EncoderModel
+
+    enc = T5EncoderModel(full.config)
+    enc.load_state_dict(full.state_dict(), strict=False)
+    kw = {"decoder_layers": 2, **kw}
+    return VMSST(enc, Settings(objective=objective, anneal_steps=10, **kw), num_languages=3,
+                 max_length=16, decoder_heads=2, decoder_ffn=16, pretrained_decoder=(full.get_decoder(), full.lm_head))
+
+
+def test_t5_decoder_keeps_pretrained_weights_and_replaces_cross_attention():
+    full = tiny_t5()
+    m = t5_model(full).eval()
+    dec = m.decoders[0]
+    for k, block in enumerate(dec.stack.block):
+        ref = full.get_decoder().block[k]
+        assert torch.equal(block.layer[0].SelfAttention.q.weight, ref.layer[0].SelfAttention.q.weight)
+        assert torch.equal(block.layer[2].DenseReluDense.wi.weight, ref.layer[2].DenseReluDense.wi.weight)
+        assert not hasattr(block.layer[1], "EncDecAttention")  # the latent input in its place
+    assert torch.equal(dec.out.weight[:, :D], full.lm_head.weight) and not dec.out.weight[:, D:].any()
+    assert dec.embeddings is m.semantic.backbone.get_input_embeddings()  # one table for encoders and decoder
+    assert torch.equal(dec.start.weight[1], m.semantic.backbone.get_input_embeddings().weight[0])
+    # Table 4's shallower decoders keep the first blocks
+    assert len(t5_model(tiny_t5(), decoder_layers=1).decoders[0].stack.block) == 1
+
+
+def test_t5_objective_against_a_naive_computation_and_isolation():
+    m = t5_model(tiny_t5()).eval()
+    b = batch()
+    out = m(**b)
+    with torch.no_grad():
+        mu_i, mu_j = m.embed(b["i_ids"], b["i_mask"]), m.embed(b["j_ids"], b["j_mask"])
+        zeros = torch.zeros_like(mu_i)
+        want = naive_nll(m, b["i_targets"], b["i_target_mask"], b["i_lang"], mu_j, zeros) \
+            + naive_nll(m, b["j_targets"], b["j_target_mask"], b["j_lang"], mu_i, zeros)
+        assert float(out["loss_translation"].detach()) == pytest.approx(float(want.mean()), rel=1e-4)
+        # the decoder reads the source only through z
+        n1 = m.decode_nll(b["i_targets"], b["i_target_mask"], b["i_lang"], mu_j, zeros)
+        n2 = m.decode_nll(b["i_targets"], b["i_target_mask"], b["i_lang"], mu_j + 0.5, zeros)
+        assert torch.equal(n1, m.decode_nll(b["i_targets"], b["i_target_mask"], b["i_lang"], mu_j, zeros))
+        assert not torch.allclose(n1, n2)
+    out["loss"].backward()
+    assert all(torch.isfinite(p.grad).all() for p in m.parameters() if p.grad is not None)
+
+
+def test_pretrained_t5_run_trains_saves_and_embeds(tmp_path):
+    """The recipe's pretrained path from a local T5 folder: encoder stack loaded as the semantic encoder, the
+    decoder from the checkpoint, the saved semantic encoder + mean projection loaded back by the embedder."""
+    from common.models.embedder import load_embedder
+    from common.models.tokenizer import train_wordpiece
+    from common.training.cli import RunArguments
+    from papers.vmsst.train import VMSSTRecipe
+
+    sentences = ["ku ma so", "the man sees", "a dog runs", "ma ku", "so the dog"] * 4
+    tok = train_wordpiece(sentences, 60, tmp_path / "t5", min_frequency=1)
+    full = tiny_t5(len(tok))
+    full.save_pretrained(tmp_path / "t5")
+    (tmp_path / "deu-en.tsv").write_text("ku ma so\tthe man sees\nma ku\ta dog runs\n")
+    cfg = {"encoders": {"pt": {"pretrained": str(tmp_path / "t5")}}, "training": {"max_length": 16},
+           "eval": {"max_length": 16},
+           "vmsst": {"elbo_weight": 0.1, "elbo_weight_pretrained": 0.025, "vmsst_contrastive_weight": {"default": 1e-3},
+                     "anneal_steps": 10, "dropout": {}}}
+    run = RunArguments(scale="smoke", method="vmsst", init="pt", seed=1, corpus="-", tokenizer=str(tmp_path / "t5"),
+                       output_dir=str(tmp_path / "run"))
+    manifest = {"train": {"deu": str(tmp_path / "deu-en.tsv")}}
+    built = VMSSTRecipe().build(cfg, run, manifest)
+    assert built.method["settings"]["elbo_weight"] == 0.025  # lambda from a pretrained encoder (section 6.4)
+    assert built.method["settings"]["decoder_layers"] == 2  # the checkpoint's depth
+    examples = VMSSTRecipe().examples(cfg, run, manifest)
+    batch_ = built.collate(examples, torch.Generator())
+    built.model(**batch_)["loss"].backward()
+    built.save(built.model, tmp_path / "model")
+    emb = load_embedder(tmp_path / "model").encode(["ku ma so"], "deu")
+    ids = tok(["ku ma so"], return_tensors="pt")
+    with torch.no_grad():
+        want = built.model.eval().embed(ids["input_ids"], ids["attention_mask"])
+    assert torch.allclose(emb, want, atol=1e-5)
+
+
+def test_gradient_checkpointing_gives_the_same_gradients():
+    """The Limitations section's memory switch: recomputing activations changes no gradient."""
+    grads = []
+    for ckpt in (False, True):
+        m = model()
+        if ckpt:
+            enable_activation_checkpointing(m)  # the trainer's gradient_checkpointing switch
+            assert m.decoders[0].checkpointing and m.semantic.backbone.is_activation_checkpointing
+        torch.manual_seed(2)
+        m(**batch())["loss"].backward()
+        grads.append(torch.cat([p.grad.flatten() for p in m.parameters() if p.grad is not None]))
+    assert torch.allclose(grads[0], grads[1], atol=1e-6)
