@@ -23,6 +23,14 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip
 # torch first and pinned: on a CPU machine this takes the CPU wheel, not the CUDA stack.
 .venv/bin/python -m pip install -q torch==2.13.0
-.venv/bin/python -m pip install -q -r requirements.txt
+# every pin but fairseq-fixed, then fairseq-fixed without its declared dependencies (torchaudio would break the
+# transformers imports) and built against the installed torch (no build isolation: no second torch download)
+grep -v '^fairseq-fixed==' requirements.txt > .venv/requirements-no-fairseq.txt
+.venv/bin/python -m pip install -q -r .venv/requirements-no-fairseq.txt
+FAIRSEQ=$(grep '^fairseq-fixed==' requirements.txt)
+if ! .venv/bin/python -m pip show fairseq-fixed 2>/dev/null | grep -qx "Version: ${FAIRSEQ#*==}"; then
+  .venv/bin/python -m pip install -q --no-deps --no-build-isolation "$FAIRSEQ"
+fi
+.venv/bin/python -m pip uninstall -q -y torchaudio 2>/dev/null || true
 .venv/bin/python -m pip install -q --no-deps -e .
 echo "install.sh: environment ready in .venv"

@@ -12,9 +12,10 @@ def test_defaults_and_validation():
         workflow_config({"scale": "huge"})
 
 
+@pytest.mark.parametrize("paper", ["dap", "moco", "vmsst", "hictl"])
 @pytest.mark.parametrize("scale", ["smoke", "mini", "paper"])
-def test_paper_configs_valid(scale):
-    cfg = load_paper_config("dap", scale)
+def test_paper_configs_valid(paper, scale):
+    cfg = load_paper_config(paper, scale)
     assert cfg["scale"] == scale
 
 

@@ -125,6 +125,25 @@ def test_vmsst_smoke(smoke):
     assert [r["kl_weight"] for r in log][:2] == pytest.approx([5 / 400, 10 / 400])  # min(1, step / anneal_steps)
 
 
+def test_hictl_smoke(smoke):
+    fig = smoke / "figures/hictl/smoke"
+    tables = ["table1_xtreme", "table2_comparison", "table3_ablations", "table10_xnli", "table11_pawsx",
+              "table12_pos", "table13_ner", "table14_tatoeba", "table_qa", "figure4_tsne", "claims"]
+    paths = assert_report(smoke, "papers/hictl/all", "figures/hictl/smoke", tables, ["figure4_tsne"])
+    # the encoder is saved in HF format with its tokenizer (the NMT workflow's starting point)
+    model = smoke / "results/smoke/hictl/models/scratch/hictl_hns/seed1/model"
+    assert (model / "config.json").exists() and (model / "tokenizer.json").exists() and any(
+        p.endswith("hictl_hns/seed1/model/projection.safetensors") for p in paths)
+    t1 = (fig / "table1_xtreme.md").read_text()
+    assert "| zero-shot, scratch | ours: HICTL + Hns | ours |" in t1 and "| translate-train-all | + Hns | paper |" in t1
+    assert "no data for PAWS-X, POS, NER, MLQA, TyDiQA at this scale" in t1
+    log = [json.loads(line) for line in (smoke / "results/smoke/hictl/models/scratch/hictl_hns/seed1/metrics.jsonl")
+           .read_text().splitlines()]
+    assert log[0]["p_avg"] > 0 and {"loss_lm", "loss_sentence", "loss_word"} <= set(log[-1])  # eq. 9's terms
+    tsne = json.loads((smoke / "results/smoke/hictl/eval/scratch/hictl_hns/seed1/hictl-tsne.json").read_text())
+    assert len(tsne["scores"]["points"]) == 5 * 10 * 6  # 5 languages x 10 sets x 6 sentences
+
+
 @needs_data
 def test_leaderboard_smoke(smoke):
     assert_report(smoke, "leaderboard/all", "figures/leaderboard/smoke", ["leaderboard"], ["leaderboard"])
@@ -191,6 +210,20 @@ def test_vmsst_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
             "--method vmsst_b4 --init l24") in printed
     assert printed.count("--pretrained google/mt5-large") == 3  # the random-init settings use mT5's vocabulary too
     assert "--task question-retrieval@nq --task question-retrieval@mkqa" in printed
+
+
+def test_hictl_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
+    proc = snakemake(tmp_path, "papers/hictl/all", "-n", "--config", "scale=paper")
+    counts = job_counts(proc.stdout, "hictl")
+    # 2 encoders x (init, MLM/TLM only, HICTL, + Hns) and Table 3's 3 ablations of the large model
+    assert counts["hictl_train"] == 2 * 4 + 3 and counts["hictl_evaluate"] == 11
+    assert counts["hictl_evaluate_extra"] == 2  # Figure 4's t-SNE: the initial encoder and the full model
+    train_blocks = job_blocks(proc.stdout, "hictl_train")
+    assert all("gpu=8" in b for b in train_blocks)
+    printed = snakemake(tmp_path, "papers/hictl/all", "-n", "-p", "--config", "scale=paper").stdout
+    assert ("torchrun --standalone --nproc_per_node 8 -m papers.hictl.train --experiment hictl --scale paper "
+            "--method hictl_hns --init xlmr_large") in printed
+    assert "--task qa@xquad-translate-train-all --task qa@mlqa-translate-train-all" in printed
 
 
 def test_leaderboard_dry_runs(tmp_path):

@@ -255,6 +255,18 @@ def reservoir_sample(items, cap: int, rng: random.Random) -> list:
     return out
 
 
+def xnli_paper(d, out: Path) -> list[str]:
+    """XNLI 1.0 test (``xnli/test-{lang}.tsv``) and English MultiNLI train (``xnli/train-en.tsv``); the languages."""
+    from common.data import download as dl
+
+    xnli_dir = dl.extract(d.fetch(dl.xnli()), out / "tmp_xnli")
+    nli_langs = dl.split_xnli_test((xnli_dir / "XNLI-1.0" / "xnli.test.tsv").read_text(encoding="utf-8"), out / "xnli")
+    mnli_dir = dl.extract(d.fetch(dl.multinli()), out / "tmp_mnli")
+    dl.multinli_train_to_tsv((mnli_dir / "multinli_1.0" / "multinli_1.0_train.txt").read_text(encoding="utf-8"),
+                             out / "xnli" / "train-en.tsv")
+    return nli_langs
+
+
 def prepare_paper(out: Path, spec: dict, base_url: str | None = None) -> dict:
     """DAP section 4.1: OPUS bitext with English for the 36 XTREME languages (the corpora the
     paper names), at most ``max_pairs_per_language`` pairs per language drawn uniformly at random
@@ -289,11 +301,7 @@ def prepare_paper(out: Path, spec: dict, base_url: str | None = None) -> dict:
         for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
             d.fetch(res)
     bucc_pairs, bucc_splits = bucc2018(d, out, spec["bucc_pairs"], spec.get("bucc_test_gold_dir"))
-    xnli_dir = dl.extract(d.fetch(dl.xnli()), out / "tmp_xnli")
-    nli_langs = dl.split_xnli_test((xnli_dir / "XNLI-1.0" / "xnli.test.tsv").read_text(encoding="utf-8"), out / "xnli")
-    mnli_dir = dl.extract(d.fetch(dl.multinli()), out / "tmp_mnli")
-    dl.multinli_train_to_tsv((mnli_dir / "multinli_1.0" / "multinli_1.0_train.txt").read_text(encoding="utf-8"),
-                             out / "xnli" / "train-en.tsv")
+    nli_langs = xnli_paper(d, out)
     tat = d.dest / "tatoeba"
     evals = LeakageFilter(s for lang in pins for pair in zip(*loaders.read_tatoeba(tat, lang)) for s in pair)
     evals.add(_bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS))  # every split, the reported one included
@@ -329,6 +337,10 @@ def prepare(kind: str, out: str | Path, data_root: str | Path, spec: dict, base_
         from common.data.corpus_vmsst import prepare_paper_vmsst
 
         manifest = prepare_paper_vmsst(out, Path(data_root), spec, base_url)
+    elif kind == "paper_hictl":
+        from common.data.corpus_hictl import prepare_paper_hictl
+
+        manifest = prepare_paper_hictl(out, Path(data_root), spec, base_url)
     else:
         raise ValueError(f"unknown corpus kind {kind!r}")
     write_json(out / "leakage.json", manifest["leakage"])

@@ -98,13 +98,15 @@ def run_pawsx(task: Task, ctx: EvalContext) -> TaskResult:
 
     p = task.params_for(ctx.scale)
     entry = finetune.dataset(ctx.manifest, "pair_classification", "pawsx")
-    train = loaders.read_pawsx_tsv(entry["train"])
+    files = finetune.training_files(entry, p)
+    parts = [loaders.read_pawsx_tsv(f) for f in files]
+    train = loaders.NliExamples(*(sum((getattr(x, f) for x in parts), []) for f in ("premise", "hypothesis", "label")))
     tests = {lang: loaders.read_pawsx_tsv(path) for lang, path in sorted(entry["test"].items())}
     model_dir = ctx.embedder.hf_model_dir()
     scores = xnli.finetune_and_evaluate(str(model_dir), load_tokenizer(model_dir), train, tests,
                                         finetune.arguments(p, ctx.seed), finetune.device(), ctx.precision,
                                         num_labels=2)
-    return TaskResult(scores, sorted(tests), [Path(entry["train"]), *map(Path, entry["test"].values())])
+    return TaskResult(scores, sorted(tests), [*map(Path, files), *map(Path, entry["test"].values())])
 
 
 register_task(Task(
@@ -141,3 +143,15 @@ register_task(Task(
     "pawsx@zero-shot", "pawsx", "PAWS-X: fine-tune the whole encoder on English paraphrase pairs, accuracy on every "
     "language", "Yang et al. 2019; XTREME (Hu et al. 2020); HICTL Table 1", "mean accuracy (%) over the languages",
     params={"batch_size": 32, "learning_rate": 2e-5, "epochs": 5, "max_length": 128}, embedders=("sentence-encoder",)))
+register_task(Task(
+    "pawsx@translate-train-all", "pawsx", "PAWS-X, translate-train-all: fine-tuned on the English pairs and their "
+    "machine translations (the x-final release), accuracy on every language", "XTREME (Hu et al. 2020); HICTL "
+    "Tables 1, 11", "mean accuracy (%) over the languages",
+    params={"batch_size": 32, "learning_rate": 2e-5, "epochs": 2, "max_length": 128, "translate_train": True},
+    embedders=("sentence-encoder",)))
+register_task(Task(
+    "xnli@translate-train-all", "xnli", "XNLI, translate-train-all: fine-tuned on English MultiNLI and its machine "
+    "translations (XNLI-MT 1.0), accuracy on every language", "XTREME (Hu et al. 2020); HICTL Tables 1, 10",
+    "mean accuracy (%) over the languages",
+    params={"batch_size": 256, "learning_rate": 5e-5, "epochs": 1, "max_length": 128, "weight_decay": 0.0,
+            "train_fraction": 0.667, "translate_train": True}, embedders=("sentence-encoder",)))

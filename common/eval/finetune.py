@@ -90,3 +90,13 @@ def dataset(manifest: dict, key: str, name: str) -> dict:
     if entry is None:
         raise KeyError(f"the corpus has no '{name}' data (manifest key {key}.{name})")
     return entry
+
+
+def training_files(entry: dict, params: dict) -> list[str]:
+    """The English training file, plus every machine-translated one for translate-train-all (``translate_train``
+    task parameter)."""
+    if not params.get("translate_train"):
+        return [entry["train"]]
+    if not entry.get("translate_train"):
+        raise KeyError("translate-train-all needs the corpus's translate_train files for this task")
+    return [entry["train"], *(p for _, p in sorted(entry["translate_train"].items()))]

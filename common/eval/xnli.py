@@ -94,9 +94,16 @@ def run(model_dir: str | Path, manifest: dict, params: dict, seed: int,
     langs = manifest["nli_languages"]
     if manifest.get("xnli_train"):
         train = loaders.read_xnli_tsv(manifest["xnli_train"])
+        if params.get("translate_train"):  # translate-train-all: English plus every machine-translated train set
+            extra = manifest.get("xnli_translate_train")
+            if not extra:
+                raise KeyError("translate-train-all needs the corpus's xnli_translate_train files (XNLI-MT)")
+            parts = [train, *(loaders.read_xnli_tsv(p) for _, p in sorted(extra.items()))]
+            train = NliExamples(*(sum((getattr(x, f) for x in parts), []) for f in ("premise", "hypothesis", "label")))
         tests = {lang: loaders.read_xnli_tsv(root / f"test-{lang}.tsv") for lang in langs}
         files = [Path(manifest["xnli_train"])] + [root / f"test-{lang}.tsv" for lang in langs]
-        protocol = "trained on English MultiNLI, tested on XNLI test"
+        protocol = ("trained on English MultiNLI" + (" and its translations (XNLI-MT)" if params.get("translate_train")
+                                                     else "") + ", tested on XNLI test")
     else:
         data = {lang: loaders.read_xnli_tsv(root / f"dev-{lang}.tsv") for lang in langs}
         files = [root / f"dev-{lang}.tsv" for lang in langs]

@@ -23,7 +23,7 @@ import random
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +64,8 @@ class TrainingArguments:
     optimizer: str = "adamw"  # adamw | adafactor (VMSST section 6.4)
     gradient_checkpointing: bool = False  # recompute activations in the backward pass (less memory, more time)
     weight_decay: float = 0.0
+    adam_betas: tuple[float, float] = (0.9, 0.999)  # AdamW's (HICTL Table 9: (0.9, 0.98) for its base model)
+    adam_epsilon: float = 1e-8  # (HICTL Table 9: 1e-6)
     grad_clip: float = 1.0
     seed: int = 1
     save_every: int = 0  # 0: only the final checkpoint
@@ -135,7 +137,7 @@ def build_optimizer(model: nn.Module, args: TrainingArguments) -> torch.optim.Op
     groups = _param_groups(model, args.weight_decay)
     if args.optimizer == "adafactor":  # Shazeer & Stern 2018 (torch.optim.Adafactor); the schedule sets the lr
         return torch.optim.Adafactor(groups, lr=args.learning_rate)
-    return torch.optim.AdamW(groups, lr=args.learning_rate)
+    return torch.optim.AdamW(groups, lr=args.learning_rate, betas=tuple(args.adam_betas), eps=args.adam_epsilon)
 
 
 def _param_groups(model: nn.Module, weight_decay: float) -> list[dict]:
@@ -246,8 +248,11 @@ class Trainer:
             return
         ignore = {"stop_after", "output_dir"}
         old = {k: v for k, v in json.loads(saved.read_text())["training_arguments"].items() if k not in ignore}
-        new = {k: v for k, v in asdict(self.args).items() if k not in ignore}
-        changed = sorted(k for k in new if old.get(k) != new[k])
+        new = {k: v for k, v in json.loads(json.dumps(asdict(self.args))).items() if k not in ignore}  # as saved
+        # an argument added after the checkpoint was written counts as its default
+        defaults = json.loads(json.dumps({f.name: f.default for f in fields(TrainingArguments)
+                                          if f.default is not MISSING}))
+        changed = sorted(k for k in new if old.get(k, defaults.get(k)) != new[k])
         if changed:
             raise RuntimeError(f"{self.ckpt_dir} holds a run with other training arguments ({', '.join(changed)}); "
                                "delete that folder to start over, or restore the arguments to resume")

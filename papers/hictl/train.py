@@ -65,7 +65,8 @@ class HICTLRecipe:
             save_sentence_encoder(trained.encoder, tokenizer, out, cfg["eval"]["max_length"],
                                   projection=trained.projection)
 
-        overrides = {} if v["train"] else {"max_steps": 0}
+        # Table 9 trains its base and large models with different learning rates and Adam betas
+        overrides = {**h.get("training_by_init", {}).get(run.init, {}), **({} if v["train"] else {"max_steps": 0})}
         return Built(model, collate, save, v, overrides)
 
 

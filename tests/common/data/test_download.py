@@ -319,3 +319,114 @@ def test_vmsst_paper_corpus_from_local_mirror(server, tmp_path, data_root):
     assert read_questions(qr["bank"])[0]["question"] == "who wrote macbeth"
     assert read_questions(qr["nq"]["en"])[0]["answers"] == ["William Shakespeare"]
     assert sorted(qr["mkqa"]) == ["de", "es"] and not (tmp_path / "corpus" / "tmp_paq").exists()
+
+
+def _squad_json(items: list[tuple[str, str, str, str]]) -> str:
+    """SQuAD v1.1 JSON from (id, context, question, answer) tuples."""
+    import json
+
+    return json.dumps({"data": [{"title": "t", "paragraphs": [
+        {"context": c, "qas": [{"id": i, "question": q, "answers": [{"text": a, "answer_start": c.index(a)}]}]}
+        for i, c, q, a in items]}]})
+
+
+def test_hictl_paper_corpus_from_local_mirror(server, tmp_path, data_root, monkeypatch):
+    """HICTL section 4.1 / appendix A and XTREME's task data: OPUS pairs sampled to Table 8's counts, CC-100 lines,
+    XNLI (+ XNLI-MT), PAWS-X, UD POS (CoNLL-U), PAN-X (placed by hand), SQuAD / XQuAD / MLQA / TyDiQA-GoldP (+ the
+    translated SQuAD), BUCC, Tatoeba; the leakage rule over every evaluation set, monolingual lines included."""
+    import hashlib
+    import lzma
+
+    import yaml
+
+    from common.data import xtreme
+    from common.data.corpus import prepare
+    from common.eval.qa import read_squad
+    from common.eval.token_classification import read_conll
+
+    root, base = server
+    pins = yaml.safe_load((Path(dl.__file__).parent / "tatoeba_v1.sha256.yaml").read_text())
+    for lang, sha in pins.items():
+        for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
+            serve(root, res.url, (data_root / "tatoeba_v1" / Path(res.name).name).read_bytes())
+    tat_de = (data_root / "tatoeba_v1" / "tatoeba.deu-eng.deu").read_text().splitlines()
+    de = [f"Satz {i}." for i in range(20)] + [tat_de[0]]
+    en = [f"Sentence {i}." for i in range(20)] + ["leaks"]
+    serve(root, dl.opus_moses("EUbookshop", "v2", "de", "en").url,
+          _zip({"EUbookshop.de-en.de": "\n".join(de) + "\n", "EUbookshop.de-en.en": "\n".join(en) + "\n"}))
+    serve(root, xtreme.cc100("de").url, lzma.compress(b"Ein Dokument.\nC de.\n\nDrittes.\n"))
+    serve(root, xtreme.cc100("zh").url, lzma.compress("一个文件。\n\nA paraphrase test sentence.\n".encode()))
+    serve_bucc_one_pair(root, "de", "Hallo")
+    header = "language\tgold_label\tsentence1\tsentence2"
+    serve(root, dl.xnli().url, _zip({"XNLI-1.0/xnli.test.tsv":
+                                     f"{header}\nde\tneutral\tA b.\tC d.\nen\tneutral\tE.\tF.\n"}))
+    serve(root, dl.multinli().url, _zip({"multinli_1.0/multinli_1.0_train.txt":
+                                         "gold_label\tsentence1\tsentence2\nentailment\tX y.\tX.\n"}))
+    serve(root, xtreme.xnli_mt().url, _zip({"XNLI-MT-1.0/multinli/multinli.train.de.tsv":
+                                            "premise\thypo\tlabel\nX y de.\tX de.\tcontradictory\n"}))
+    paws_head = "id\tsentence1\tsentence2\tlabel\n"
+    serve(root, xtreme.pawsx().url, _tar_bz2({
+        "x-final/en/train.tsv": paws_head + "1\tA paraphrase test sentence.\tB.\t1\n",
+        "x-final/en/test_2k.tsv": paws_head + "2\tC.\tD.\t0\n",
+        "x-final/de/test_2k.tsv": paws_head + "2\tC de.\tD de.\t0\n",
+        "x-final/de/translated_train.tsv": paws_head + "1\tA de.\tB de.\t1\n"}, "w:gz"))
+    conllu = "# text = Das Haus\n1\tDas\tder\tDET\t_\t_\t2\tdet\t_\t_\n1-2\tzum\t_\t_\t_\t_\t_\t_\t_\t_\n" \
+             "2\tHaus\tHaus\tNOUN\t_\t_\t0\troot\t_\t_\n\n"
+    serve(root, xtreme.udpos().url, _tar_bz2({
+        "ud-treebanks-v2.5/UD_English-EWT/en_ewt-ud-train.conllu":
+            conllu.replace("Das", "The").replace("Haus", "house"),
+        "ud-treebanks-v2.5/UD_German-GSD/de_gsd-ud-test.conllu": conllu,
+        "ud-treebanks-v2.5/UD_German-HDT/de_hdt-ud-test.conllu": conllu}, "w:gz"))
+    manual = tmp_path / "corpus" / "manual" / "panx_dataset"
+    manual.mkdir(parents=True)
+    for lang in ("en", "de"):
+        (manual / f"{lang}.tar.gz").write_bytes(_tar_bz2({"train": f"{lang}:Paris\tB-LOC\n{lang}:is\tO\n\n",
+                                                           "test": f"{lang}:Anna\tB-PER\n\n"}, "w:gz"))
+    squad = _squad_json([("s1", "The cat sat on the mat.", "Where did the cat sit?", "on the mat")])
+    serve(root, xtreme.squad_train().url, squad.encode())
+    serve(root, xtreme.squad_translate_train("de").url,
+          _squad_json([("s1d", "Die Katze sass auf der Matte.", "Wo sass die Katze?", "auf der Matte")]).encode())
+    xq = {lang: _squad_json([(f"x-{lang}", f"Context {lang}.", f"Question {lang}?", lang)]).encode()
+          for lang in ("en", "de")}
+    monkeypatch.setattr(xtreme, "XQUAD_SHA256", {lang: hashlib.sha256(b).hexdigest() for lang, b in xq.items()})
+    for lang, body in xq.items():
+        serve(root, xtreme.xquad(lang).url, body)
+    serve(root, xtreme.mlqa().url, _zip({f"MLQA_V1/test/test-context-{x}-question-{x}.json":
+                                         _squad_json([(f"m-{x}", f"Kontext {x}.", f"Frage {x}?", x)])
+                                         for x in ("en", "de")}))
+    serve(root, xtreme.tydiqa("train").url, _squad_json([("english-1", "Tydi context.", "Tydi q?", "Tydi")]).encode())
+    serve(root, xtreme.tydiqa("dev").url, _squad_json([("english-2", "Dev ctx.", "Dev q?", "Dev"),
+                                                       ("swahili-3", "Sw ctx.", "Sw q?", "Sw")]).encode())
+    spec = {"monolingual": {"languages": ["de", "zh"], "sentences_per_language": 5},
+            "parallel": {"de": {"corpora": [["EUbookshop", "v2"], ["Tanzil", "v1"]], "pairs": 100}},
+            "xtreme": {"pawsx_languages": ["en", "de"], "pos_languages": ["de"], "ner_languages": ["en", "de"],
+                       "xquad_languages": ["en", "de"], "mlqa_languages": ["en", "de"], "translate_train": True},
+            "bucc_pairs": ["de"], "seed": 1}
+    m = prepare("paper_hictl", tmp_path / "corpus", data_root, spec, base_url=base)
+    assert m["opus_skipped"] == ["Tanzil/v1 de-en"]
+    assert len(loaders.read_tsv_pairs(m["train"]["deu"])) == 20 and m["leakage"]["dropped"]["deu"] == 1  # Tatoeba
+    # CC-100: non-empty lines; "C de." is a PAWS-X test sentence (dropped); the Chinese file's English line is a
+    # PAWS-X *train* sentence, not evaluation data (kept)
+    assert sorted(Path(m["monolingual"]["de"]).read_text().splitlines()) == ["Drittes.", "Ein Dokument."]
+    assert m["leakage"]["monolingual_dropped"] == {"de": 1, "zh": 0}
+    assert len(Path(m["monolingual"]["zh"]).read_text().splitlines()) == 2
+    assert m["xnli_translate_train"]["de"].endswith("translate_train-de.tsv")
+    assert loaders.read_xnli_tsv(m["xnli_translate_train"]["de"]).label == [2]  # 'contradictory' -> contradiction
+    paws = m["pair_classification"]["pawsx"]
+    assert sorted(paws["test"]) == ["de", "en"] and loaders.read_pawsx_tsv(paws["translate_train"]["de"]).label == [1]
+    pos = m["token_classification"]["udpos"]
+    assert read_conll(pos["train"]) == [(["The", "house"], ["DET", "NOUN"])]  # the multi-word token line skipped
+    assert len(read_conll(pos["test"]["de"])) == 2  # both German test treebanks pooled
+    assert read_conll(m["token_classification"]["panx"]["test"]["de"]) == [(["Anna"], ["B-PER"])]
+    qa = m["qa"]
+    assert [e.answers for e in read_squad(qa["xquad"]["test"]["de"])] == [["de"]]
+    assert sorted(qa["mlqa"]["test"]) == ["de", "en"] and sorted(qa["tydiqa"]["test"]) == ["en", "sw"]
+    assert read_squad(qa["xquad"]["translate_train"]["de"])[0].answers == ["auf der Matte"]
+    assert len(m["tatoeba_languages"]) == 36
+
+
+def test_panx_without_the_manual_download_says_where(tmp_path):
+    from common.data import xtreme
+
+    with pytest.raises(FileNotFoundError, match=r"manual download.*panx_dataset/en\.tar\.gz"):
+        xtreme.panx_layout(tmp_path / "manual", tmp_path, ["en"])

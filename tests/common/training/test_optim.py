@@ -36,3 +36,32 @@ def test_adafactor_step_is_relative_to_the_parameter_scale():
     (w * g).sum().backward()
     opt.step()
     assert torch.allclose(0.02 - w.detach(), g.sign() * 1e-3 * 0.02, rtol=1e-4)
+
+
+def test_resume_check_accepts_arguments_added_later_and_json_round_trips(tmp_path):
+    """A checkpoint written before an argument existed (here adam_betas / adam_epsilon) resumes when the argument
+    keeps its default; tuples saved as JSON lists compare equal; a changed value is refused."""
+    import json
+    from dataclasses import asdict
+    from types import SimpleNamespace
+
+    from common.training.trainer import Trainer
+
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "latest").write_text("step1")
+    a = args()
+    saved = json.loads(json.dumps(asdict(a)))
+    del saved["adam_betas"], saved["adam_epsilon"]
+    (tmp_path / "training_args.json").write_text(json.dumps({"training_arguments": saved}))
+    fake = SimpleNamespace(out=tmp_path, ckpt_dir=tmp_path / "checkpoints", args=a)
+    Trainer._check_resumable(fake)  # accepted
+    fake.args = args(adam_betas=(0.9, 0.98))
+    with pytest.raises(RuntimeError, match=r"other training arguments \(adam_betas\)"):
+        Trainer._check_resumable(fake)
+    (tmp_path / "training_args.json").write_text(json.dumps({"training_arguments": asdict(fake.args)}))
+    Trainer._check_resumable(fake)  # (0.9, 0.98) saved as a list, compared equal
+
+
+def test_adamw_gets_the_configured_betas_and_epsilon():
+    opt = build_optimizer(torch.nn.Linear(2, 2), args(adam_betas=(0.9, 0.98), adam_epsilon=1e-6))
+    assert opt.param_groups[0]["betas"] == (0.9, 0.98) and opt.param_groups[0]["eps"] == 1e-6

@@ -1,0 +1,86 @@
+"""Binarize parallel text for fairseq with a Hugging Face tokenizer, keeping its ids (``translation_hf`` task).
+
+A data folder holds ``hf_tokenizer/`` (the encoder's tokenizer), ``tags.json`` (the target-language tags),
+``dict.src.txt`` / ``dict.tgt.txt`` (markers: the task builds both dictionaries from the tokenizer) and, per split,
+fairseq's ``mmap`` indexed datasets ``<split>.src-tgt.{src,tgt}.{bin,idx}``. A source is the tokenizer's
+``[CLS] x [SEP]`` (its own special tokens; [SEP] is the dictionary's end of sentence); a target is
+``<2lang> y </s>``: the tag names the language to generate, so one decoder serves every pair of a setting (stage 1
+trains on all of them), and generation forces it as a one-token prefix (``--prefix-size 1``).
+
+``python -m common.nmt.binarize --tokenizer DIR --out DIR --tags de en fr --split train:de:en:TRAIN.de:TRAIN.en
+--split valid:de:en:...`` (several ``--split`` entries of one split name are concatenated: stage 1's mix).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import shutil
+from pathlib import Path
+
+import torch
+from fairseq.data import indexed_dataset
+from transformers import AutoTokenizer
+
+from common.data.loaders import read_parallel
+from common.nmt.fairseq_plugin.dictionary import HFDictionary
+
+log = logging.getLogger(__name__)
+
+
+def write_split(out: Path, split: str, rows: list[tuple[list[int], list[int]]], vocab_size: int) -> None:
+    for side, k in (("src", 0), ("tgt", 1)):
+        prefix = str(out / f"{split}.src-tgt.{side}")
+        builder = indexed_dataset.make_builder(f"{prefix}.bin", impl="mmap", vocab_size=vocab_size)
+        for row in rows:
+            builder.add_item(torch.tensor(row[k], dtype=torch.int32))
+        builder.finalize(f"{prefix}.idx")
+
+
+def binarize(tokenizer_dir: str | Path, out: str | Path, tags: list[str],
+             splits: dict[str, list[tuple[str, str, str | Path, str | Path]]], max_length: int = 256) -> dict:
+    """``splits``: split name -> [(source language, target language, source file, target file)]; files are
+    line-aligned (checked). Sentences longer than ``max_length`` pieces are truncated. Returns counts per split."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    tok = AutoTokenizer.from_pretrained(tokenizer_dir)
+    shutil.copytree(tokenizer_dir, out / "hf_tokenizer", dirs_exist_ok=True)
+    (out / "tags.json").write_text(json.dumps({"tags": list(tags)}) + "\n")
+    for side in ("src", "tgt"):
+        (out / f"dict.{side}.txt").write_text("# the translation_hf task builds this dictionary from hf_tokenizer/\n")
+    d = HFDictionary(tok, tags)
+    counts = {}
+    for split, parts in splits.items():
+        rows = []
+        for _src_lang, tgt_lang, src_file, tgt_file in parts:
+            if tgt_lang not in d.tags:
+                raise ValueError(f"target language {tgt_lang!r} has no tag; tags: {sorted(d.tags)}")
+            pairs = read_parallel(src_file, tgt_file)
+            src = tok([a for a, _ in pairs], truncation=True, max_length=max_length)["input_ids"]
+            tgt = tok([b for _, b in pairs], add_special_tokens=False, truncation=True, max_length=max_length - 2)
+            rows += [(s, [d.tags[tgt_lang], *t, d.eos()]) for s, t in zip(src, tgt["input_ids"])]
+        write_split(out, split, rows, len(d))
+        counts[split] = len(rows)
+        log.info("%s: %d pairs", split, len(rows))
+    (out / "counts.json").write_text(json.dumps(counts, indent=1) + "\n")
+    return counts
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--tokenizer", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--tags", nargs="+", required=True, help="target languages (one tag each)")
+    p.add_argument("--split", action="append", required=True, metavar="NAME:SRC:TGT:SRCFILE:TGTFILE")
+    p.add_argument("--max-length", type=int, default=256)
+    a = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    splits: dict[str, list] = {}
+    for entry in a.split:
+        name, src, tgt, sf, tf = entry.split(":", 4)
+        splits.setdefault(name, []).append((src, tgt, sf, tf))
+    binarize(a.tokenizer, a.out, a.tags, splits, a.max_length)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+"""The ``translation_hf`` fairseq task: fairseq's translation task with dictionaries built from the Hugging Face
+tokenizer stored beside the binarized data (``<data>/hf_tokenizer``, written by :mod:`common.nmt.binarize`), the
+target-language tags of ``<data>/tags.json``, and right-padded sources (an HF encoder numbers positions from the
+left). No ``from __future__ import annotations`` here: fairseq reads the config dataclass's field types."""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fairseq.tasks import register_task
+from fairseq.tasks.translation import TranslationConfig, TranslationTask
+from transformers import AutoTokenizer
+
+from common.nmt.fairseq_plugin.dictionary import HFDictionary
+
+
+@dataclass
+class TranslationHFConfig(TranslationConfig):
+    left_pad_source: bool = field(default=False, metadata={"help": "pad the source on the left"})
+
+
+@register_task("translation_hf", dataclass=TranslationHFConfig)
+class TranslationHFTask(TranslationTask):
+    @classmethod
+    def load_dictionary(cls, filename):
+        """``filename`` is ``<data>/dict.<side>.txt``; the dictionary comes from ``<data>/hf_tokenizer``."""
+        root = Path(filename).parent
+        tags = json.loads((root / "tags.json").read_text())["tags"]
+        return HFDictionary(AutoTokenizer.from_pretrained(root / "hf_tokenizer"), tags)

@@ -1,0 +1,39 @@
+"""BLEU on hand-worked cases and the generate-log reader."""
+import math
+
+import pytest
+
+from common.nmt import bleu
+
+
+def test_tokenized_bleu_by_hand():
+    """hyp 'a b c d x f' vs ref 'a b c d e f': precisions 5/6, 3/5, 2/4, 1/3, same length (BP 1):
+    BLEU = (5/6 * 3/5 * 1/2 * 1/3) ** (1/4) = 53.73."""
+    want = 100 * (5 / 6 * 3 / 5 * 1 / 2 * 1 / 3) ** 0.25
+    assert bleu.tokenized_bleu(["a b c d x f"], ["a b c d e f"])["bleu"] == pytest.approx(want, abs=1e-6)
+    # a shorter hypothesis: 'a b c d' vs 'a b c d e f': precisions 1, BP = exp(1 - 6/4)
+    assert bleu.tokenized_bleu(["a b c d"], ["a b c d e f"])["bleu"] == pytest.approx(100 * math.exp(1 - 6 / 4))
+    # multi-bleu: no smoothing, a missing 4-gram match gives 0
+    assert bleu.tokenized_bleu(["a b c x"], ["a b c d"])["bleu"] == 0.0
+    # the 13a tokenizer separates punctuation before counting: 'cat.' == 'cat .'
+    assert bleu.tokenized_bleu(["the cat sat on the mat."], ["the cat sat on the mat ."])["bleu"] == pytest.approx(100)
+
+
+def test_sacre_bleu_matches_the_hand_value_and_prints_a_signature():
+    out = bleu.sacre_bleu(["a b c d x f"], ["a b c d e f"])
+    assert out["bleu"] == pytest.approx(100 * (5 / 6 * 3 / 5 * 1 / 2 * 1 / 3) ** 0.25, abs=1e-6)
+    assert out["signature"].startswith("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp")
+    assert bleu.sacre_bleu(["The Cat"], ["the cat"], lowercase=True)["signature"].split("|")[1] == "case:lc"
+
+
+def test_read_generate_detokenizes_and_drops_tags(tmp_path):
+    from common.models.tokenizer import train_wordpiece
+
+    tok = train_wordpiece(["the dog plays outside", "a player"] * 3, 60, tmp_path / "tok", min_frequency=1)
+    indices = {**tok.get_vocab(), "<2en>": len(tok)}
+    pieces = tok.convert_ids_to_tokens(tok("the dog plays", add_special_tokens=False)["input_ids"])
+    log = tmp_path / "gen.txt"
+    log.write_text(f"S-1\tx\nH-1\t-0.5\t<2en> a player\nH-0\t-0.2\t<2en> {' '.join(pieces)}\nT-0\tx\n")
+    assert bleu.read_generate(log, tok, indices, 2) == ["the dog plays", "a player"]
+    with pytest.raises(ValueError, match="hypotheses for 2 of the 3"):
+        bleu.read_generate(log, tok, indices, 3)
