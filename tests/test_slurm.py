@@ -46,7 +46,7 @@ RULES = {"corpus", "tokenizer", "train", "evaluate", "report", "all"}
 
 def snakemake(workdir: Path, *args: str) -> None:
     cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(workdir), *TARGET, *args]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1200)
     assert proc.returncode == 0, f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
 
 

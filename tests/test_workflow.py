@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import torch
 
 from common.io import sha256_file
 from tests.conftest import DATA_ROOT, ROOT
@@ -17,7 +18,8 @@ needs_data = pytest.mark.skipif(not (DATA_ROOT / "INDEX.md").exists(), reason="s
 
 
 def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([*SNAKEMAKE, "-d", str(workdir), *args], capture_output=True, text=True)
+    proc = subprocess.run([*SNAKEMAKE, "-d", str(workdir), *args], capture_output=True, text=True,
+                          timeout=1800)  # a hung job fails the test, not the whole CI run
     if check and proc.returncode:
         raise AssertionError(f"snakemake failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
     return proc
@@ -128,8 +130,10 @@ def test_vmsst_smoke(smoke):
 def test_hictl_smoke(smoke):
     fig = smoke / "figures/hictl/smoke"
     tables = ["table1_xtreme", "table2_comparison", "table3_ablations", "table10_xnli", "table11_pawsx",
-              "table12_pos", "table13_ner", "table14_tatoeba", "table_qa", "figure4_tsne", "claims"]
-    paths = assert_report(smoke, "papers/hictl/all", "figures/hictl/smoke", tables, ["figure4_tsne"])
+              "table12_pos", "table13_ner", "table14_tatoeba", "table_qa", "figure4_tsne", "table4_high_resource",
+              "table5_low_resource", "table6_transfer", "table_nmt_tests", "claims"]
+    paths = assert_report(smoke, "papers/hictl/all", "figures/hictl/smoke", tables,
+                          ["figure4_tsne", "figure_nmt_training"])
     # the encoder is saved in HF format with its tokenizer (the NMT workflow's starting point)
     model = smoke / "results/smoke/hictl/models/scratch/hictl_hns/seed1/model"
     assert (model / "config.json").exists() and (model / "tokenizer.json").exists() and any(
@@ -142,6 +146,26 @@ def test_hictl_smoke(smoke):
     assert log[0]["p_avg"] > 0 and {"loss_lm", "loss_sentence", "loss_word"} <= set(log[-1])  # eq. 9's terms
     tsne = json.loads((smoke / "results/smoke/hictl/eval/scratch/hictl_hns/seed1/hictl-tsne.json").read_text())
     assert len(tsne["scores"]["points"]) == 5 * 10 * 6  # 5 languages x 10 sets x 6 sentences
+    # NMT (section 3.2): stage 1 leaves the pre-trained encoder bit-identical, stage 2 changes it
+    from safetensors.torch import load_file
+
+    import common.nmt.fairseq_plugin  # noqa: F401  (lets weights_only=True read fairseq's checkpoints)
+
+    pretrained = load_file(model / "model.safetensors")
+    nmt = smoke / "results/smoke/hictl/nmt/low_resource/hictl_hns"
+
+    def encoder(stage: str) -> dict:
+        state = torch.load(nmt / stage / "checkpoint_best.pt", weights_only=True)["model"]
+        return {k.removeprefix("encoder.backbone."): v for k, v in state.items() if k.startswith("encoder.backbone.")}
+
+    stage1, stage2 = encoder("stage1"), encoder("stage2/qaa-en")
+    assert stage1.keys() == pretrained.keys()
+    assert all(torch.equal(stage1[k], pretrained[k]) for k in pretrained)
+    assert not all(torch.equal(stage2[k], pretrained[k]) for k in pretrained)
+    bleu = json.loads((nmt / "bleu/stage2-qaa-en/qaa-en.synthetic_test.json").read_text())
+    assert bleu["n"] == 40 and len(bleu["items"]) == 40 and 0 <= bleu["main_score"] <= 100
+    t6 = (fig / "table6_transfer.md").read_text()
+    assert "| fine-tuned on qab→En | ours: random init | ours |" in t6 and "qac→En" in t6
 
 
 @needs_data
@@ -224,6 +248,12 @@ def test_hictl_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     assert ("torchrun --standalone --nproc_per_node 8 -m papers.hictl.train --experiment hictl --scale paper "
             "--method hictl_hns --init xlmr_large") in printed
     assert "--task qa@xquad-translate-train-all --task qa@mlqa-translate-train-all" in printed
+    # NMT (section 4.2) from HICTL Base: stage 1 per (setting, pre-trained system), stage 2 per pair, random init
+    # per pair; Tables 4 (2 pairs), 5 (6 pairs) and 6 (Cs->En, Hi->En)
+    assert (counts["hictl_nmt_stage1"], counts["hictl_nmt_stage2"], counts["hictl_nmt_random"]) == (6, 18, 10)
+    assert all("gpu=8" in b for r in ("stage1", "stage2", "random") for b in job_blocks(proc.stdout, f"hictl_nmt_{r}"))
+    assert ("--encoder results/paper/hictl/models/xlmr_base/hictl_hns/seed1/model --save-dir "
+            "results/paper/hictl/nmt/low_resource/hictl_hns/stage1") in printed
 
 
 def test_leaderboard_dry_runs(tmp_path):

@@ -23,7 +23,7 @@ import random
 import shutil
 from pathlib import Path
 
-from common.data import bucc_mini, loaders, xquad_qa, xquad_questions
+from common.data import bucc_mini, loaders, translation, xquad_qa, xquad_questions
 from common.data.leakage import LeakageFilter
 from common.data.synthetic import SyntheticSpec, write_synthetic_corpus
 from common.eval.tatoeba import XTREME_36
@@ -84,6 +84,7 @@ def prepare_synthetic(out: Path, spec: dict) -> dict:
                                    "mkqa": {lang: str(q / f"mkqa.{lang}.jsonl") for lang in langs},
                                    "description": "synthetic questions (common.data.synthetic)"}}
            if (q := out / "questions").is_dir() else {}),
+        **({"translation": tr} if (tr := translation.synthetic_translation(out / "translation", langs)) else {}),
         **({"qa": {"xquad": {"train": str(qa / "train.en.json"),
                              "test": {lang: str(qa / f"test.{lang}.json") for lang in ["en", *langs]},
                              "description": "synthetic: find the sentence that entails the question"}}}
@@ -169,6 +170,9 @@ def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
         qa["xquad"] = xquad_qa.build(out / "qa", data_root, spec["qa"]["train_articles"])
         evals_by_source["xquad_contexts"] = xquad_qa.context_sentences(data_root)
     evals_by_source["bucc_mini"] = _bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS)
+    tr = translation.mini_translation(data_root, spec["translation"]) if spec.get("translation") else {}
+    if tr:  # the NMT test sets (HICTL section 4.2) are evaluation data for pre-training too
+        evals_by_source["translation_tests"] = translation.test_sentences(tr)
     evals_by_source["xquad_questions"] = xquad_questions.sentences(questions)
     # a set that is training data in this corpus (VMSST trains on XNLI dev translations; it reports no XNLI)
     for source in spec.get("not_evaluated", []):
@@ -213,6 +217,7 @@ def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
         "nli_train": str(data_root / "xnli_dev" / "dev-en.tsv"),
         "sts17": sts17_sets(data_root), "sts17_excluded": STS17_EXCLUDED, "question_retrieval": questions,
         **({"qa": qa} if qa else {}),
+        **({"translation": tr} if tr else {}),
         "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "pairs_before": before,
                     "eval_sentences": len(evals), "eval_sources": {k: len(v) for k, v in evals_by_source.items()}},
     }

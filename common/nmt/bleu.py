@@ -29,6 +29,25 @@ def sacre_bleu(hypotheses: list[str], references: list[str], lowercase: bool = F
             "bp": result.bp}
 
 
+def sentence_statistics(hypotheses: list[str], references: list[str], lowercase: bool = False) -> list[list[int]]:
+    """Per sentence, sacreBLEU's sufficient statistics [hyp length, ref length, matches 1-4, totals 1-4]: summed
+    over any resample of the sentences they give that resample's corpus BLEU (:func:`bleu_from_statistics`)."""
+    metric = BLEU(lowercase=lowercase)
+    out = []
+    for h, r in zip(hypotheses, references):
+        res = metric.corpus_score([h], [[r]])
+        out.append([res.sys_len, res.ref_len, *res.counts, *res.totals])
+    return out
+
+
+def bleu_from_statistics(stats) -> float:
+    """Corpus BLEU (sacreBLEU's, exponential smoothing) from summed per-sentence statistics."""
+    import numpy as np
+
+    s = np.asarray(stats).sum(0)
+    return BLEU.compute_bleu(s[2:6].tolist(), s[6:10].tolist(), int(s[0]), int(s[1]), smooth_method="exp").score
+
+
 def tokenized_bleu(hypotheses: list[str], references: list[str], lowercase: bool = False) -> dict:
     tok = Tokenizer13a()
 

@@ -23,12 +23,12 @@ import logging
 import os
 import subprocess
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import torch
 
-from common.io import read_lines, write_json
+from common.io import read_lines, write_json, write_lines
 
 log = logging.getLogger(__name__)
 PLUGIN = Path(__file__).parent / "fairseq_plugin"
@@ -56,9 +56,12 @@ class NMTSettings:
     stage2_max_update: int = 10_000
     validate_interval_updates: int = 1000
     baseline_max_update: int = 100_000
-    baseline_arch: str = "transformer_iwslt_de_en"
+    # "same": the pretrained model's architecture with random weights, all trained at once (isolates what the
+    # pre-training adds); otherwise a fairseq architecture (the paper's Transformer-base / big)
+    baseline_arch: str = "same"
     baseline_args: list[str] = field(default_factory=list)  # extra fairseq arguments (smaller shapes)
     logit_bias: bool = True
+    bf16: bool = False  # --autocast-bf16 (hf_encoder_transformer only)
     seed: int = 1
     gpus: int = 0
 
@@ -97,60 +100,77 @@ def _finish(save_dir: Path, info: dict) -> None:
     write_json(save_dir / "done.json", info)
 
 
+def _hf(s: NMTSettings, encoder: Path) -> list[str]:
+    return ["--arch", "hf_encoder_transformer", "--hf-encoder", str(encoder),
+            *(["--cls-logit-bias"] if s.logit_bias else []), *(["--autocast-bf16"] if s.bf16 else [])]
+
+
 def stage1(s: NMTSettings, data: Path, encoder: Path, save_dir: Path) -> None:
     _run([sys.executable, "-m", "fairseq_cli.train", *_common(s, data, save_dir, s.stage1_lr or s.lr,
                                                                s.stage1_max_update),
-          "--arch", "hf_encoder_transformer", "--hf-encoder", str(encoder), "--freeze-encoder",
-          *(["--cls-logit-bias"] if s.logit_bias else []), "--patience", str(s.stage1_patience)],
-         save_dir / "train.log")
+          *_hf(s, encoder), "--freeze-encoder", "--patience", str(s.stage1_patience)], save_dir / "train.log")
     _finish(save_dir, {"stage": 1, "settings": asdict(s), "encoder": str(encoder), "data": str(data)})
 
 
 def stage2(s: NMTSettings, data: Path, encoder: Path, stage1_dir: Path, save_dir: Path) -> None:
     _run([sys.executable, "-m", "fairseq_cli.train", *_common(s, data, save_dir, s.lr, s.stage2_max_update),
-          "--arch", "hf_encoder_transformer", "--hf-encoder", str(encoder),
-          *(["--cls-logit-bias"] if s.logit_bias else []),
-          "--finetune-from-model", str(stage1_dir / "checkpoint_best.pt")], save_dir / "train.log")
+          *_hf(s, encoder), "--finetune-from-model", str(stage1_dir / "checkpoint_best.pt")], save_dir / "train.log")
     _finish(save_dir, {"stage": 2, "settings": asdict(s), "encoder": str(encoder), "data": str(data),
                        "from": str(stage1_dir)})
 
 
-def baseline(s: NMTSettings, data: Path, save_dir: Path) -> None:
+def baseline(s: NMTSettings, data: Path, encoder: Path, save_dir: Path) -> None:
+    """Random init, one pair, every parameter from the start (no stages); ``encoder`` gives the architecture of
+    ``baseline_arch: same`` (its weights are not used)."""
+    arch = ([*_hf(replace(s, logit_bias=False), encoder), "--hf-random-init"] if s.baseline_arch == "same"
+            else ["--arch", s.baseline_arch, "--share-decoder-input-output-embed"])
     _run([sys.executable, "-m", "fairseq_cli.train", *_common(s, data, save_dir, s.stage1_lr or s.lr,
                                                                s.baseline_max_update),
-          "--arch", s.baseline_arch, "--share-decoder-input-output-embed", "--patience", str(s.stage1_patience),
-          *s.baseline_args], save_dir / "train.log")
+          *arch, "--patience", str(s.stage1_patience), *s.baseline_args], save_dir / "train.log")
     _finish(save_dir, {"stage": "baseline", "settings": asdict(s), "data": str(data)})
 
 
+def generate(checkpoint: Path, data: Path, subset: str, out_dir: Path, beam: int, lenpen: float,
+             max_tokens: int = 8000) -> Path:
+    """fairseq-generate (in this process: no second interpreter start per test set) of ``subset``; returns the
+    log it writes (``generate-<subset>.txt``)."""
+    from fairseq import options
+    from fairseq.dataclass.utils import convert_namespace_to_omegaconf
+    from fairseq_cli.generate import main as generate_main
+
+    parser = options.get_generation_parser()
+    args = options.parse_args_and_arch(parser, [
+        str(data), "--user-dir", str(PLUGIN), "--task", "translation_hf", "-s", "src", "-t", "tgt", "--path",
+        str(checkpoint), "--gen-subset", subset, "--beam", str(beam), "--lenpen", str(lenpen), "--prefix-size", "1",
+        "--max-tokens", str(max_tokens), "--num-workers", "0", "--results-path", str(out_dir), *BATCHING,
+        *(["--cpu"] if not torch.cuda.is_available() else [])])
+    generate_main(convert_namespace_to_omegaconf(args))
+    return out_dir / f"generate-{subset}.txt"
+
+
 def translate(checkpoint: Path, data: Path, subset: str, references: Path, out: Path, beam: int = 5,
-              lenpen: float = 1.0, tokenized: bool = False, max_tokens: int = 8000) -> dict:
-    """Generate ``subset`` of ``data`` and score it against the raw ``references`` file; writes ``out`` (JSON)."""
+              lenpen: float = 1.0, tokenized: bool = False) -> dict:
+    """Generate ``subset`` of ``data`` and score it against the raw ``references`` file; writes ``out`` (JSON,
+    with per-sentence BLEU statistics for resampling) beside the hypotheses (``.hyp.txt``)."""
     from transformers import AutoTokenizer
 
     from common.nmt import bleu
     from common.nmt.fairseq_plugin.dictionary import HFDictionary
 
-    gen_log = out.with_suffix(".generate.txt")
-    if gen_log.exists():
-        gen_log.unlink()
-    cpu = ["--cpu"] if not torch.cuda.is_available() else []
-    _run([sys.executable, "-m", "fairseq_cli.generate", str(data), "--user-dir", str(PLUGIN), "--task",
-          "translation_hf", "-s", "src", "-t", "tgt", "--path", str(checkpoint), "--gen-subset", subset,
-          "--beam", str(beam), "--lenpen", str(lenpen), "--prefix-size", "1", "--max-tokens", str(max_tokens),
-          "--num-workers", "0", *BATCHING, *cpu], gen_log)
+    gen_log = generate(checkpoint, data, subset, out.parent / f".{out.stem}", beam, lenpen)
     tok = AutoTokenizer.from_pretrained(data / "hf_tokenizer")
     tags = json.loads((data / "tags.json").read_text())["tags"]
     refs = read_lines(references)
     hyps = bleu.read_generate(gen_log, tok, HFDictionary(tok, tags).indices, len(refs))
-    lower = bool(getattr(tok, "do_lower_case", False) or tok("A")["input_ids"] == tok("a")["input_ids"])
+    lower = tok("A")["input_ids"] == tok("a")["input_ids"]  # a lower-casing tokenizer (MiniLM's): score lower-cased
     result = {"sacrebleu": bleu.sacre_bleu(hyps, refs, lowercase=lower), "beam": beam, "lenpen": lenpen,
               "checkpoint": str(checkpoint), "subset": subset, "references": str(references), "n": len(refs),
-              "lowercased": lower}
+              "lowercased": lower, "items": bleu.sentence_statistics(hyps, refs, lowercase=lower)}
     if tokenized:
         result["tokenized_bleu"] = bleu.tokenized_bleu(hyps, refs, lowercase=lower)
     result["main_score"] = (result["tokenized_bleu"] if tokenized else result["sacrebleu"])["bleu"]
-    out.with_suffix(".hyp.txt").write_text("\n".join(hyps) + "\n", encoding="utf-8")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_lines(out.with_suffix(".hyp.txt"), hyps)
     write_json(out, result)
     return result
 
@@ -169,29 +189,27 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="HICTL's two-stage NMT fine-tuning (common/nmt/recipe.py)")
     p.add_argument("command", choices=("stage1", "stage2", "baseline", "translate"))
     p.add_argument("--settings", help="JSON of NMTSettings fields")
-    p.add_argument("--data", required=True)
+    p.add_argument("--data", required=True, help="the setting's data folder (common.nmt.data)")
     p.add_argument("--encoder")
     p.add_argument("--stage1")
     p.add_argument("--save-dir")
     p.add_argument("--checkpoint")
-    p.add_argument("--subset", default="test")
-    p.add_argument("--references")
-    p.add_argument("--out")
-    p.add_argument("--beam", type=int, default=5)
-    p.add_argument("--lenpen", type=float, default=1.0)
-    p.add_argument("--tokenized-bleu", action="store_true")
+    p.add_argument("--tests", help='translate: JSON list of {"pair", "test", "out", "beam", "lenpen", "tokenized"}')
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     s = NMTSettings.from_config(json.loads(a.settings or "{}"))
+    data = Path(a.data)
     if a.command == "stage1":
-        stage1(s, Path(a.data), Path(a.encoder), Path(a.save_dir))
+        stage1(s, data, Path(a.encoder), Path(a.save_dir))
     elif a.command == "stage2":
-        stage2(s, Path(a.data), Path(a.encoder), Path(a.stage1), Path(a.save_dir))
+        stage2(s, data, Path(a.encoder), Path(a.stage1), Path(a.save_dir))
     elif a.command == "baseline":
-        baseline(s, Path(a.data), Path(a.save_dir))
+        baseline(s, data, Path(a.encoder), Path(a.save_dir))
     else:
-        translate(Path(a.checkpoint), Path(a.data), a.subset, Path(a.references), Path(a.out), a.beam, a.lenpen,
-                  a.tokenized_bleu)
+        for t in json.loads(a.tests):
+            pair = data / t["pair"]
+            translate(Path(a.checkpoint), pair, f"test_{t['test']}", pair / "references" / f"test_{t['test']}.txt",
+                      Path(t["out"]), t.get("beam", 5), t.get("lenpen", 1.0), t.get("tokenized", False))
 
 
 if __name__ == "__main__":

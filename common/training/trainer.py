@@ -168,6 +168,19 @@ def deepspeed_config(args: TrainingArguments, world_size: int) -> dict:
     }
 
 
+def skip_shm_comm_build() -> None:
+    """Keep DeepSpeed from JIT-compiling its shared-memory all-reduce op at ``init_distributed``.
+
+    On the CPU accelerator DeepSpeed 0.19 builds ``deepspeed_shm_comm`` with ninja the first time
+    a process group starts (about 45 s per machine). Only its inference all-reduce uses the op;
+    training goes through gloo. The build holds a file lock under ``~/.cache/torch_extensions``
+    that a process killed mid-build leaves behind, and every later run then waits on it forever
+    (a CI run hung there). Marking the op incompatible makes ``build_shm_op`` return None."""
+    import deepspeed.ops
+
+    deepspeed.ops.__compatible_ops__["deepspeed_shm_comm"] = False
+
+
 class Trainer:
     def __init__(self, model: nn.Module, examples: Sequence[Any], collate: Callable[[list, torch.Generator], dict],
                  args: TrainingArguments, config_to_save: dict | None = None):
@@ -182,6 +195,8 @@ class Trainer:
 
         log.info("launcher: %s", ensure_process_group_env())
         backend = self.args.dist_backend or ("nccl" if torch.cuda.is_available() else "gloo")
+        if backend == "gloo":
+            skip_shm_comm_build()
         deepspeed.init_distributed(dist_backend=backend)
         import torch.distributed as dist
 

@@ -2,9 +2,10 @@
 
 Outputs in ``figures/hictl/<scale>/``: Table 1 (XTREME overview), Table 2 (comparison rows), Table 3
 (ablations), appendix Tables 10-14 (XNLI, PAWS-X, POS, NER, Tatoeba per language), a per-language QA table,
-Figure 4 (t-SNE of parallel sentence sets, the initial encoder beside HICTL), a ``claims`` table (Tables 1 and 3,
-with 95 % paired bootstrap intervals) and ``README.md``. A task without data at a scale keeps the paper's numbers
-and says why ours is absent.
+Figure 4 (t-SNE of parallel sentence sets, the initial encoder beside HICTL), the machine-translation
+Tables 4-6 with every test set's BLEU and the two-stage training figure (:mod:`papers.hictl.report_nmt`), a
+``claims`` table (Tables 1, 3 and the NMT claims, with 95 % paired bootstrap intervals) and ``README.md``. A
+task without data at a scale keeps the paper's numbers and says why ours is absent.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
 from common.report.results import stat
 from common.report.tables import Table, fmt
+from papers.hictl import report_nmt
 from papers.hictl.runs import FIGURE4, MAIN, registry
 from papers.hictl.variants import ABLATIONS
 
@@ -280,6 +282,7 @@ def claims(ctx: ReportContext) -> Table:
     for name in ABLATIONS:
         rows.append(row(f"{LABEL[name].replace('w/o', 'removing')} hurts (Table 3)", "mean of our tasks",
                         overall(name, seed), overall("hictl_hns", seed)))
+    rows += report_nmt.claim_rows(ctx, LABEL)
     return Table("claims", f"The paper's claims at scale '{ctx.scale}'",
                  ["claim", "metric", "A", "B", "B − A", "95% CI", "seeds", "verdict"], rows,
                  [f"Encoder '{init}'; Table 1 claims over seeds {ctx.cfg['seeds']}, Table 3 claims on seed "
@@ -287,13 +290,18 @@ def claims(ctx: ReportContext) -> Table:
                   "jointly (XNLI items, BUCC source sentences, Tatoeba sentences, questions), 1000 replicates. "
                   "Verdict: 'holds' when the interval lies above zero, 'reversed' below, else 'inconclusive'.",
                   "Table 3's ordering (the paper's drops in Avg.: sentence CTL 2.4, MT data 1.0, word CTL 0.6): "
-                  "compare the B − A column of the three ablation rows.", task_note(ctx)])
+                  "compare the B − A column of the three ablation rows.",
+                  "NMT rows: one pre-training seed and one NMT run per system; the interval resamples the test "
+                  "sentences (corpus BLEU from their statistics), on each pair's first test set.", task_note(ctx)])
 
 
 def build(ctx: ReportContext):
     t4, res = tsne(ctx)
-    tables = [table1(ctx), table2(ctx), table3(ctx), *appendix(ctx), table_qa(ctx), t4, claims(ctx)]
-    return tables, {"figure4_tsne": lambda out: tsne_figure(res, out)}
+    tables = [table1(ctx), table2(ctx), table3(ctx), *appendix(ctx), table_qa(ctx), t4,
+              report_nmt.table4(ctx), report_nmt.table5(ctx, LABEL), report_nmt.table6(ctx, LABEL),
+              report_nmt.table_tests(ctx, LABEL), claims(ctx)]
+    return tables, {"figure4_tsne": lambda out: tsne_figure(res, out),
+                    "figure_nmt_training": lambda out: report_nmt.training_figure(ctx, out)}
 
 
 if __name__ == "__main__":

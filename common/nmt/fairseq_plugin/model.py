@@ -24,10 +24,15 @@ from torch import nn
 from common.models.encoder import load_backbone
 
 
+def autocast(enabled: bool, device: torch.device):
+    """bf16 autocast (``--autocast-bf16``: CPU AMX or GPU tensor cores); fp32 weights, fp32 log-softmax."""
+    return torch.autocast(device.type, dtype=torch.bfloat16, enabled=enabled)
+
+
 class HFEncoder(FairseqEncoder):
-    def __init__(self, dictionary, backbone: nn.Module, logit_bias: bool, frozen: bool):
+    def __init__(self, dictionary, backbone: nn.Module, logit_bias: bool, frozen: bool, bf16: bool = False):
         super().__init__(dictionary)
-        self.backbone, self.logit_bias, self.frozen = backbone, logit_bias, frozen
+        self.backbone, self.logit_bias, self.frozen, self.bf16 = backbone, logit_bias, frozen, bf16
         if frozen:
             for p in self.backbone.parameters():
                 p.requires_grad = False
@@ -37,7 +42,9 @@ class HFEncoder(FairseqEncoder):
 
     def forward(self, src_tokens: torch.Tensor, src_lengths: torch.Tensor | None = None, **_) -> dict:
         mask = src_tokens.ne(self.dictionary.pad())  # (B, T)
-        h = self.backbone(input_ids=src_tokens, attention_mask=mask.long()).last_hidden_state  # (B, T, C)
+        with autocast(self.bf16, src_tokens.device):
+            h = self.backbone(input_ids=src_tokens, attention_mask=mask.long()).last_hidden_state  # (B, T, C)
+        h = h.float()
         out = {"encoder_out": [h.transpose(0, 1)], "encoder_padding_mask": [~mask], "encoder_embedding": [],
                "encoder_states": [], "src_tokens": [], "src_lengths": []}
         if self.logit_bias:
@@ -63,12 +70,16 @@ class HFEncoder(FairseqEncoder):
 class BiasedTransformerDecoder(TransformerDecoder):
     """fairseq's Transformer decoder whose logits get the encoder's [CLS]-vocabulary similarities added."""
 
+    bf16 = False
+
     def forward(self, prev_output_tokens, encoder_out=None, incremental_state=None, features_only=False, **kwargs):
-        x, extra = super().forward(prev_output_tokens, encoder_out=encoder_out, incremental_state=incremental_state,
-                                   features_only=True, **kwargs)
-        if features_only:
-            return x, extra
-        logits = self.output_layer(x)  # (B, T, V)
+        with autocast(self.bf16, prev_output_tokens.device):
+            x, extra = super().forward(prev_output_tokens, encoder_out=encoder_out,
+                                       incremental_state=incremental_state, features_only=True, **kwargs)
+            if features_only:
+                return x, extra
+            logits = self.output_layer(x)  # (B, T, V)
+        logits = logits.float()
         if encoder_out is not None and encoder_out.get("cls_bias"):
             logits = logits + encoder_out["cls_bias"][0][:, None, :].to(logits.dtype)
         return logits, extra
@@ -83,10 +94,16 @@ class HFEncoderTransformer(FairseqEncoderDecoderModel):
         parser.add_argument("--freeze-encoder", action="store_true", help="stage 1: train the decoder only")
         parser.add_argument("--cls-logit-bias", action="store_true",
                             help="add the [CLS]-vocabulary similarities to the decoder's logits (section 3.2)")
+        parser.add_argument("--hf-random-init", action="store_true",
+                            help="the encoder's architecture with random weights (the random-init baseline)")
+        parser.add_argument("--autocast-bf16", action="store_true", help="bf16 autocast (fp32 weights)")
 
     @classmethod
     def build_model(cls, args, task):
         backbone = load_backbone(args.hf_encoder)
+        if args.hf_random_init:  # same shape, fresh weights (the config's initialisation), no pooler either
+            pooler = {"add_pooling_layer": False} if hasattr(backbone, "pooler") else {}
+            backbone = type(backbone)(backbone.config, **pooler)
         if len(task.source_dictionary) - len(task.source_dictionary.tags) != backbone.get_input_embeddings(
                 ).num_embeddings:
             raise ValueError(f"{args.hf_encoder}: the encoder's vocabulary differs from the binarized data's tokenizer")
@@ -94,12 +111,14 @@ class HFEncoderTransformer(FairseqEncoderDecoderModel):
         args.encoder_embed_dim = args.decoder_embed_dim = args.decoder_output_dim = args.decoder_input_dim = width
         args.decoder_ffn_embed_dim = 4 * width  # the decoder's shape follows the encoder's width (not stated)
         args.decoder_attention_heads = max(1, width // 64)
-        encoder = HFEncoder(task.source_dictionary, backbone, args.cls_logit_bias, args.freeze_encoder)
+        encoder = HFEncoder(task.source_dictionary, backbone, args.cls_logit_bias, args.freeze_encoder,
+                            args.autocast_bf16)
         tgt = task.target_dictionary
         embed = nn.Embedding(len(tgt), width, padding_idx=tgt.pad())
         nn.init.normal_(embed.weight, mean=0, std=width ** -0.5)
         nn.init.constant_(embed.weight[tgt.pad()], 0)
         decoder = BiasedTransformerDecoder(args, tgt, embed)
+        decoder.bf16 = args.autocast_bf16
         return cls(encoder, decoder)
 
     def max_positions(self):
@@ -117,4 +136,6 @@ def hf_architecture(args):
     args.share_decoder_input_output_embed = getattr(args, "share_decoder_input_output_embed", True)
     args.freeze_encoder = getattr(args, "freeze_encoder", False)  # fairseq leaves absent model flags unset
     args.cls_logit_bias = getattr(args, "cls_logit_bias", False)
+    args.hf_random_init = getattr(args, "hf_random_init", False)
+    args.autocast_bf16 = getattr(args, "autocast_bf16", False)
     base_architecture(args)

@@ -37,3 +37,11 @@ def test_read_generate_detokenizes_and_drops_tags(tmp_path):
     assert bleu.read_generate(log, tok, indices, 2) == ["the dog plays", "a player"]
     with pytest.raises(ValueError, match="hypotheses for 2 of the 3"):
         bleu.read_generate(log, tok, indices, 3)
+
+
+def test_sentence_statistics_sum_to_the_corpus_bleu():
+    hyps = ["the cat sat on the mat", "a dog ran", "it is raining today in paris"]
+    refs = ["the cat sat on a mat", "the dog ran away", "today it is raining in paris"]
+    stats = bleu.sentence_statistics(hyps, refs)
+    assert bleu.bleu_from_statistics(stats) == pytest.approx(bleu.sacre_bleu(hyps, refs)["bleu"], abs=1e-9)
+    assert len(stats) == 3 and len(stats[0]) == 10

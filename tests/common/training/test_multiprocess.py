@@ -28,7 +28,8 @@ def run(out: Path, *args, nproc: int = 1, zero: int = 0, launcher: str = "torchr
     else:
         launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(nproc),
                     "--master_port", str(free_port())]
-    proc = subprocess.run([*launcher, str(WORKER), str(out), *map(str, args)], env=env, capture_output=True, text=True)
+    proc = subprocess.run([*launcher, str(WORKER), str(out), *map(str, args)], env=env, capture_output=True, text=True,
+                          timeout=600)  # a hung rank fails the test instead of the CI run
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 

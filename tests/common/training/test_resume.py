@@ -13,7 +13,8 @@ WORKER = Path(__file__).with_name("_resume_worker.py")
 def run(*args):
     env = {**os.environ, "DS_ACCELERATOR": "cpu", "OMP_NUM_THREADS": "1"}
     env.pop("WORLD_SIZE", None)
-    subprocess.run([sys.executable, str(WORKER), *map(str, args)], check=True, env=env, capture_output=True)
+    subprocess.run([sys.executable, str(WORKER), *map(str, args)], check=True, env=env, capture_output=True,
+                   timeout=600)
 
 
 def test_exact_resume(tmp_path):
@@ -35,5 +36,5 @@ def test_changed_arguments_refuse_to_resume(tmp_path):
     env = {**os.environ, "DS_ACCELERATOR": "cpu", "OMP_NUM_THREADS": "1"}
     env.pop("WORLD_SIZE", None)
     proc = subprocess.run([sys.executable, str(WORKER), str(tmp_path / "a"), "12", "3"], env=env, capture_output=True,
-                          text=True)
+                          text=True, timeout=600)
     assert proc.returncode != 0 and "other training arguments (save_every)" in proc.stderr

@@ -1,0 +1,85 @@
+"""The binarized data of one NMT setting, from the corpus manifest's ``translation`` entry
+(:mod:`common.data.translation`): ``stage1/`` (train / valid: the concatenation of the setting's fine-tuning pairs)
+and one folder per pair with its own train / valid (fine-tuning pairs) and every test set it is translated on
+(fairseq subsets ``test_<name>``), with the raw target lines the BLEU is scored against
+(``references/test_<name>.txt``). All with one tokenizer (:mod:`common.nmt.binarize`) and the target-language tags
+of every pair of the setting.
+
+The leakage rule (:mod:`common.data.leakage`) holds here too: a fine-tuning pair (train or valid) whose either
+side appears in any test set of the manifest's translation data is dropped; the counts are in ``leakage.json``.
+
+``python -m common.nmt.data --corpus manifest.json --tokenizer DIR --spec '{"finetune": [...], "tests": {...}}'
+--out DIR``
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+from pathlib import Path
+
+from common.data.leakage import LeakageFilter
+from common.data.loaders import read_parallel
+from common.data.translation import test_sentences
+from common.io import read_json, read_lines, write_json, write_lines
+from common.nmt.binarize import binarize
+
+log = logging.getLogger(__name__)
+
+
+def build(manifest: dict, tokenizer: Path, finetune: list[str], tests: dict[str, list[str]], out: Path,
+          max_length: int = 256) -> None:
+    tr = manifest.get("translation")
+    if not tr:
+        raise KeyError("the corpus has no translation data (manifest key translation)")
+    pairs = sorted(set(finetune) | set(tests))
+    missing = [p for p in pairs if p not in tr]
+    if missing:
+        raise KeyError(f"the corpus has no translation pair {missing}; it has {sorted(tr)}")
+    tags = sorted({p.split("-")[1] for p in pairs})
+    leak = LeakageFilter(test_sentences(tr))
+    dropped: dict[str, int] = {}
+
+    def part(pair: str, split: str) -> tuple[str, str, str, str]:
+        src, tgt = pair.split("-")
+        files = tr[pair][split]
+        if files is None:
+            raise KeyError(f"translation pair {pair} has no {split} split")
+        kept, dropped[f"{pair}.{split}"] = leak.filter_pairs(read_parallel(*files))
+        clean = out / "filtered" / pair
+        write_lines(clean / f"{split}.{src}", [a for a, _ in kept])
+        write_lines(clean / f"{split}.{tgt}", [b for _, b in kept])
+        return src, tgt, str(clean / f"{split}.{src}"), str(clean / f"{split}.{tgt}")
+
+    binarize(tokenizer, out / "stage1", tags, {"train": [part(p, "train") for p in finetune],
+                                               "valid": [part(p, "valid") for p in finetune]}, max_length)
+    for pair in pairs:
+        splits = {s: [part(pair, s)] for s in ("train", "valid") if pair in finetune}
+        src, tgt = pair.split("-")
+        for name in tests.get(pair, []):
+            if name not in tr[pair]["tests"]:
+                raise KeyError(f"translation pair {pair} has no test set {name!r}; it has {sorted(tr[pair]['tests'])}")
+            files = tr[pair]["tests"][name]
+            splits[f"test_{name}"] = [(src, tgt, files[0], files[1])]
+            write_lines(out / pair / "references" / f"test_{name}.txt", read_lines(files[1]))
+        binarize(tokenizer, out / pair, tags, splits, max_length)
+    write_json(out / "leakage.json", {"dropped": dropped, "dropped_total": sum(dropped.values()),
+                                      "test_sentences": len(leak)})
+    log.info("leakage rule: dropped %d fine-tuning pairs (%s)", sum(dropped.values()), dropped)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--corpus", required=True)
+    p.add_argument("--tokenizer", required=True)
+    p.add_argument("--spec", required=True, help='JSON: {"finetune": [pairs], "tests": {pair: [names]}}')
+    p.add_argument("--out", required=True)
+    a = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    spec = json.loads(a.spec)
+    build(read_json(a.corpus), Path(a.tokenizer), spec["finetune"], spec["tests"], Path(a.out),
+          spec.get("max_length", 256))
+
+
+if __name__ == "__main__":
+    main()

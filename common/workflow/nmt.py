@@ -1,0 +1,74 @@
+"""What the NMT stage of a workflow runs (``nmt`` section of a paper config; rules in
+``common/workflow/rules/nmt.smk``), and where its outputs live.
+
+A *system* is a pre-training run put through the two-stage recipe (its method name, e.g. ``hictl_hns``; suffix
+``-nobias`` for the same without the [CLS]-vocabulary logit bias) or ``random``, the random-init baseline (one model
+per pair, no stages). A *setting* (``low_resource``, ``transfer``) lists the pairs stage 1 trains on (their
+concatenation), the pairs that get a stage 2, and the test sets. Every translated test set is one BLEU JSON:
+``<results>/nmt/<setting>/<system>/bleu/<model>/<test pair>.<test>.json`` with ``<model>`` ``stage1``,
+``stage2-<pair>`` or, for ``random``, ``<pair>``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RANDOM = "random"
+NOBIAS = "-nobias"
+
+
+@dataclass(frozen=True)
+class Translation:
+    setting: str
+    system: str
+    model: str  # stage1 | stage2-<pair> | <pair> (random)
+    pair: str  # the test pair
+    test: str
+
+    def path(self, root: str) -> str:
+        return f"{root}/nmt/{self.setting}/{self.system}/bleu/{self.model}/{self.pair}.{self.test}.json"
+
+
+def pretrained_run(system: str) -> str | None:
+    """The pre-training method a system starts from (None for the random-init baseline)."""
+    return None if system == RANDOM else system.removesuffix(NOBIAS)
+
+
+def checkpoint(root: str, setting: str, system: str, model: str) -> str:
+    if system == RANDOM:
+        return f"{root}/nmt/{setting}/{RANDOM}/{model}"
+    if model == "stage1":
+        return f"{root}/nmt/{setting}/{system}/stage1"
+    return f"{root}/nmt/{setting}/{system}/stage2/{model.removeprefix('stage2-')}"
+
+
+def tests_of(spec: dict, pair: str, system: str) -> list[str]:
+    """The test sets of ``pair`` in a setting (``tests``: per pair, ``default`` for the others), plus the
+    ``extra_tests`` of that pair for the systems listed in ``extra_tests_systems``."""
+    tests = list(spec["tests"][pair] if pair in spec["tests"] else spec["tests"]["default"])
+    if system in spec.get("extra_tests_systems", []):
+        tests += spec.get("extra_tests", {}).get(pair, [])
+    return tests
+
+
+def translations(nmt: dict) -> list[Translation]:
+    """Every (model, test set) the config asks for."""
+    out = []
+    for setting, spec in nmt["settings"].items():
+        for system in spec["systems"]:
+            models = (list(spec["finetune"]) if system == RANDOM
+                      else ["stage1", *(f"stage2-{p}" for p in spec["finetune"])])
+            for model in models:
+                trained = model.removeprefix("stage2-")
+                pairs = spec["finetune"] if model == "stage1" else spec.get("test_pairs", {}).get(trained, [trained])
+                out += [Translation(setting, system, model, pair, t) for pair in pairs
+                        for t in tests_of(spec, pair, system)]
+    return out
+
+
+def test_sets(nmt: dict, setting: str) -> dict[str, list[str]]:
+    """{pair: every test set some model of the setting translates}."""
+    out: dict[str, set] = {}
+    for t in translations(nmt):
+        if t.setting == setting:
+            out.setdefault(t.pair, set()).add(t.test)
+    return {p: sorted(v) for p, v in out.items()}

@@ -1,0 +1,168 @@
+# NMT from the experiment's pre-trained encoders (HICTL section 3.2, Figure 3): binarize each setting's pairs with
+# the encoder's tokenizer -> stage 1 (encoder frozen, all pairs of the setting) -> stage 2 (everything, per pair)
+# -> fairseq-generate + BLEU per test set; the random-init baseline per pair. The plan (systems, settings, tests)
+# is CFG["nmt"] (common/workflow/nmt.py). Included after train.smk (the encoders are run outputs).
+import json
+
+from common.workflow import nmt as nmtplan
+
+NMT = CFG["nmt"]
+
+
+wildcard_constraints:
+    setting="[^/]+",
+    system="[^/]+",
+    pair="[^/.]+",
+    model="[^/]+",
+
+
+NMT_INIT = NMT.get("init", next(iter(CFG["encoders"])))  # the encoder setting whose runs are fine-tuned
+NMT_ROOT = P.paper_results
+NMT_GPUS = NMT["recipe"].get("gpus", 0)  # fairseq's --distributed-world-size (one process per GPU)
+
+
+def nmt_settings_json(setting, system):
+    """NMTSettings as JSON: the recipe, the setting's overrides (e.g. the baseline's shape), the system's."""
+    s = {**NMT["recipe"], **NMT["settings"][setting].get("recipe", {}), "seed": NMT.get("seed", 1)}
+    if system.endswith(nmtplan.NOBIAS):
+        s["logit_bias"] = False
+    return json.dumps(s)
+
+
+def nmt_encoder(system):
+    return f"{P.run_dir(NMT_INIT, nmtplan.pretrained_run(system), NMT['encoder_seed'])}/model"
+
+
+rule nmt_data:
+    input:
+        corpus=rules.corpus.output.manifest,
+        tokenizer=f"{P.paper_results}/tokenizer/{NMT_INIT}/shared",
+    output:
+        directory(f"{NMT_ROOT}/nmt/data/{{setting}}"),
+    params:
+        spec=lambda wc: json.dumps({"finetune": NMT["settings"][wc.setting]["finetune"],
+                                    "tests": nmtplan.test_sets(NMT, wc.setting),
+                                    "max_length": NMT.get("max_length", 256)}),
+    log:
+        P.log("nmt/data/{setting}"),
+    benchmark:
+        P.bench("nmt/data/{setting}")
+    shell:
+        "python -m common.nmt.data --corpus {input.corpus} --tokenizer {input.tokenizer} --spec '{params.spec}' "
+        "--out {output} > {log} 2>&1"
+
+
+rule nmt_stage1:
+    input:
+        data=f"{NMT_ROOT}/nmt/data/{{setting}}",
+        encoder=lambda wc: nmt_encoder(wc.system),
+    output:
+        f"{NMT_ROOT}/nmt/{{setting}}/{{system}}/stage1/done.json",
+    wildcard_constraints:
+        system=f"(?!{nmtplan.RANDOM}$)[^/]+",
+    params:
+        settings=lambda wc: nmt_settings_json(wc.setting, wc.system),
+        save=lambda wc, output: str(Path(output[0]).parent),
+    threads: TRAIN.get("threads", 1)
+    resources:
+        gpu=NMT_GPUS,
+        **job_resources(CFG, "train"),
+    log:
+        P.log("nmt/{setting}/{system}/stage1"),
+    benchmark:
+        P.bench("nmt/{setting}/{system}/stage1")
+    shell:
+        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe stage1 --settings '{params.settings}' "
+        "--data {input.data}/stage1 --encoder {input.encoder} --save-dir {params.save} > {log} 2>&1"
+
+
+rule nmt_stage2:
+    input:
+        data=f"{NMT_ROOT}/nmt/data/{{setting}}",
+        encoder=lambda wc: nmt_encoder(wc.system),
+        stage1=f"{NMT_ROOT}/nmt/{{setting}}/{{system}}/stage1/done.json",
+    output:
+        f"{NMT_ROOT}/nmt/{{setting}}/{{system}}/stage2/{{pair}}/done.json",
+    params:
+        settings=lambda wc: nmt_settings_json(wc.setting, wc.system),
+        save=lambda wc, output: str(Path(output[0]).parent),
+        stage1=lambda wc, input: str(Path(input.stage1).parent),
+    threads: TRAIN.get("threads", 1)
+    resources:
+        gpu=NMT_GPUS,
+        **job_resources(CFG, "train"),
+    log:
+        P.log("nmt/{setting}/{system}/stage2/{pair}"),
+    benchmark:
+        P.bench("nmt/{setting}/{system}/stage2/{pair}")
+    shell:
+        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe stage2 --settings '{params.settings}' "
+        "--data {input.data}/{wildcards.pair} --encoder {input.encoder} --stage1 {params.stage1} "
+        "--save-dir {params.save} > {log} 2>&1"
+
+
+rule nmt_random:
+    input:
+        data=f"{NMT_ROOT}/nmt/data/{{setting}}",
+        encoder=f"{P.paper_results}/tokenizer/{NMT_INIT}/shared",
+    output:
+        f"{NMT_ROOT}/nmt/{{setting}}/{nmtplan.RANDOM}/{{pair}}/done.json",
+    params:
+        settings=lambda wc: nmt_settings_json(wc.setting, nmtplan.RANDOM),
+        arch=lambda wc: nmt_encoder(next(s for s in NMT["settings"][wc.setting]["systems"] if s != nmtplan.RANDOM)),
+        save=lambda wc, output: str(Path(output[0]).parent),
+    threads: TRAIN.get("threads", 1)
+    resources:
+        gpu=NMT_GPUS,
+        **job_resources(CFG, "train"),
+    log:
+        P.log("nmt/{setting}/random/{pair}"),
+    benchmark:
+        P.bench("nmt/{setting}/random/{pair}")
+    shell:
+        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe baseline --settings '{params.settings}' "
+        "--data {input.data}/{wildcards.pair} --encoder {params.arch} --save-dir {params.save} > {log} 2>&1"
+
+
+def nmt_model_done(wc):
+    return f"{nmtplan.checkpoint(NMT_ROOT, wc.setting, wc.system, wc.model)}/done.json"
+
+
+def nmt_model_tests(wc):
+    return [t for t in nmtplan.translations(NMT)
+            if (t.setting, t.system, t.model) == (wc.setting, wc.system, wc.model)]
+
+
+def nmt_beam(t):
+    beams = NMT.get("beam", {})
+    return beams.get(f"{t.pair}.{t.test}", beams.get("default", [5, 1.0]))
+
+
+rule nmt_translate:
+    """One job per model: every test set it is translated on (fairseq-generate in-process, then BLEU)."""
+    input:
+        data=f"{NMT_ROOT}/nmt/data/{{setting}}",
+        model=nmt_model_done,
+    output:
+        done=f"{NMT_ROOT}/nmt/{{setting}}/{{system}}/bleu/{{model}}/done.json",
+    params:
+        checkpoint=lambda wc, input: f"{Path(input.model).parent}/checkpoint_best.pt",
+        tests=lambda wc: json.dumps([{"pair": t.pair, "test": t.test, "out": t.path(NMT_ROOT),
+                                      "beam": nmt_beam(t)[0], "lenpen": nmt_beam(t)[1],
+                                      "tokenized": t.test in NMT.get("tokenized_bleu", [])}
+                                     for t in nmt_model_tests(wc)]),
+    threads: TRAIN.get("threads", 1)
+    resources:
+        gpu=min(1, NMT_GPUS),
+        **job_resources(CFG, "evaluate"),
+    log:
+        P.log("nmt/{setting}/{system}/bleu/{model}"),
+    benchmark:
+        P.bench("nmt/{setting}/{system}/bleu/{model}")
+    shell:
+        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe translate --data {input.data} "
+        "--checkpoint {params.checkpoint} --tests '{params.tests}' > {log} 2>&1 && echo '{{}}' > {output.done}"
+
+
+NMT_DONE = sorted({f"{NMT_ROOT}/nmt/{t.setting}/{t.system}/bleu/{t.model}/done.json"
+                   for t in nmtplan.translations(NMT)})

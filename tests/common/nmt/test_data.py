@@ -1,0 +1,41 @@
+"""One NMT setting's binarized data (common/nmt/data.py): stage 1 concatenates the fine-tuning pairs, every pair
+gets its test subsets and raw references, and the leakage rule drops fine-tuning pairs that share a side with any
+test set (counted in leakage.json)."""
+import json
+
+import pytest
+
+from common.models.tokenizer import train_wordpiece
+
+pytest.importorskip("fairseq")
+from common.nmt.data import build  # noqa: E402
+
+
+def _write(path, lines):
+    path.write_text("".join(f"{x}\n" for x in lines), encoding="utf-8")
+    return str(path)
+
+
+def test_setting_data_and_leakage(tmp_path):
+    de = ["der hund", "die katze", "ein haus", "das auto", "ein baum"]
+    en = ["the dog", "the cat", "a house", "the car", "a tree"]
+    tok_dir = tmp_path / "tok"
+    train_wordpiece(de + en, vocab_size=80, out_dir=tok_dir, min_frequency=1)
+    d = tmp_path / "raw"
+    d.mkdir()
+    manifest = {"translation": {
+        "de-en": {"train": [_write(d / "train.de", de[:4]), _write(d / "train.en", en[:4])],
+                  "valid": [_write(d / "valid.de", de[:2]), _write(d / "valid.en", en[:2])],
+                  # "The cat." leaks on the English side only (normalized: case and punctuation ignored)
+                  "tests": {"t": [_write(d / "test.de", [de[4], "eine maus"]),
+                                  _write(d / "test.en", [en[4], "The cat."])]},
+                  "tokenized_bleu": []}}}
+    build(manifest, tok_dir, ["de-en"], {"de-en": ["t"]}, tmp_path / "out")
+    out = tmp_path / "out"
+    leak = json.loads((out / "leakage.json").read_text())
+    assert leak["dropped"] == {"de-en.train": 1, "de-en.valid": 1} and leak["dropped_total"] == 2
+    assert json.loads((out / "stage1" / "counts.json").read_text()) == {"train": 3, "valid": 1}
+    assert json.loads((out / "de-en" / "counts.json").read_text()) == {"train": 3, "valid": 1, "test_t": 2}
+    assert (out / "de-en" / "references" / "test_t.txt").read_text().splitlines() == [en[4], "The cat."]
+    with pytest.raises(KeyError, match="no test set 'u'"):
+        build(manifest, tok_dir, ["de-en"], {"de-en": ["u"]}, tmp_path / "out2")
