@@ -124,7 +124,8 @@ def test_vmsst_smoke(smoke):
     assert "VMSST's advantage grows with depth (6.5)" in claims and "l2 → l4" in claims
     log = [json.loads(line) for line in (smoke / "results/smoke/vmsst/models/l2/vmsst/seed1/metrics.jsonl")
            .read_text().splitlines()]
-    assert [r["kl_weight"] for r in log][:2] == pytest.approx([5 / 400, 10 / 400])  # min(1, step / anneal_steps)
+    # min(1, t / anneal_steps), t = the updates made before this one: the record of update 5 logs t = 4
+    assert [r["kl_weight"] for r in log][:2] == pytest.approx([4 / 200, 9 / 200])
 
 
 def test_hictl_smoke(smoke):
@@ -163,7 +164,7 @@ def test_hictl_smoke(smoke):
     assert all(torch.equal(stage1[k], pretrained[k]) for k in pretrained)
     assert not all(torch.equal(stage2[k], pretrained[k]) for k in pretrained)
     bleu = json.loads((nmt / "bleu/stage2-qaa-en/qaa-en.synthetic_test.json").read_text())
-    assert bleu["n"] == 40 and len(bleu["items"]) == 40 and 0 <= bleu["main_score"] <= 100
+    assert bleu["n"] == 20 and len(bleu["items"]) == 20 and 0 <= bleu["main_score"] <= 100
     t6 = (fig / "table6_transfer.md").read_text()
     assert "| fine-tuned on qab→En | ours: random init | ours |" in t6 and "qac→En" in t6
 

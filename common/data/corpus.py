@@ -277,7 +277,6 @@ def prepare_paper(out: Path, spec: dict, base_url: str | None = None) -> dict:
     paper names), at most ``max_pairs_per_language`` pairs per language drawn uniformly at random
     (reservoir sampling, seeded); Tatoeba v1 (pinned digests), BUCC 2018, XNLI test, MultiNLI train.
     A corpus that OPUS does not offer for a language (HTTP 404) is skipped and listed."""
-    import urllib.error
 
     import yaml
 
@@ -290,17 +289,7 @@ def prepare_paper(out: Path, spec: dict, base_url: str | None = None) -> dict:
     cap = spec["max_pairs_per_language"]
     raw, skipped = {}, []
     for xx in spec["opus_languages"]:
-        streams = []
-        for corpus, version in spec["opus_corpora"]:
-            try:
-                path = d.fetch(dl.opus_moses(corpus, version, xx, "en"))
-            except urllib.error.HTTPError as exc:
-                if exc.code != 404:
-                    raise
-                skipped.append(f"{corpus}/{version} {xx}-en")
-                continue
-            streams.append(dl.iter_opus_pairs(path, corpus, xx, "en"))
-        raw[to_iso3.get(xx, xx)] = reservoir_sample((p for st in streams for p in st), cap, rng)
+        raw[to_iso3.get(xx, xx)] = reservoir_sample(dl.opus_pairs(d, spec["opus_corpora"], xx, "en", skipped), cap, rng)
     pins = yaml.safe_load((Path(dl.__file__).parent / "tatoeba_v1.sha256.yaml").read_text())
     for lang, sha in pins.items():
         for res in dl.tatoeba(lang, sha["src"], sha["eng"]):

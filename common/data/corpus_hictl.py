@@ -15,7 +15,6 @@ XTREME's translated SQuAD (the translate-train-all rows).
 from __future__ import annotations
 
 import random
-import urllib.error
 from pathlib import Path
 
 import yaml
@@ -33,17 +32,8 @@ def _parallel(d: dl.Downloader, spec: dict, rng: random.Random, skipped: list[st
     to_iso3 = {v: k for k, v in TO_ISO1.items()}
     out = {}
     for lang, entry in spec.items():
-        streams = []
-        for corpus, version in entry["corpora"]:
-            try:
-                path = d.fetch(dl.opus_moses(corpus, version, lang, "en"))
-            except urllib.error.HTTPError as exc:
-                if exc.code != 404:
-                    raise
-                skipped.append(f"{corpus}/{version} {lang}-en")
-                continue
-            streams.append(dl.iter_opus_pairs(path, corpus, lang, "en"))
-        out[to_iso3.get(lang, lang)] = reservoir_sample((p for s in streams for p in s), entry["pairs"], rng)
+        pairs = dl.opus_pairs(d, entry["corpora"], lang, "en", skipped)
+        out[to_iso3.get(lang, lang)] = reservoir_sample(pairs, entry["pairs"], rng)
     return out
 
 

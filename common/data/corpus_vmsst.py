@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import random
 import shutil
-import urllib.error
 from pathlib import Path
 
 import yaml
@@ -49,15 +48,7 @@ PIVOT_CODE = {"en": "", "es": "-spa"}
 
 
 def _pairs(d: dl.Downloader, corpora: list[list[str]], lang: str, pivot: str, skipped: list[str]):
-    for corpus, version in corpora:
-        try:
-            path = d.fetch(dl.opus_moses(corpus, version, lang, pivot))
-        except urllib.error.HTTPError as exc:
-            if exc.code != 404:
-                raise
-            skipped.append(f"{corpus}/{version} {lang}-{pivot}")
-            continue
-        yield from ((pivot, a, b) for a, b in dl.iter_opus_pairs(path, corpus, lang, pivot))
+    yield from ((pivot, a, b) for a, b in dl.opus_pairs(d, corpora, lang, pivot, skipped))
 
 
 def prepare_paper_vmsst(out: Path, data_root: Path, spec: dict, base_url: str | None = None) -> dict:

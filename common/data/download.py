@@ -24,6 +24,7 @@ import os
 import shutil
 import tarfile
 import tempfile
+import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
@@ -224,6 +225,19 @@ def iter_opus_pairs(zip_path: Path, corpus: str, l1: str, l2: str = "en"):
         except ValueError:
             raise ValueError(f"{zip_path}: misaligned members (different line counts)") from None
 
+
+def opus_pairs(d: Downloader, corpora: list[list[str]], l1: str, l2: str, skipped: list[str]):
+    """Stream the (l1, l2) pairs of each ``[corpus, version]`` OPUS release in turn, downloading each when the
+    stream reaches it; a release without that language pair (HTTP 404) is skipped and named in ``skipped``."""
+    for corpus, version in corpora:
+        try:
+            path = d.fetch(opus_moses(corpus, version, l1, l2))
+        except urllib.error.HTTPError as exc:
+            if exc.code != 404:
+                raise
+            skipped.append(f"{corpus}/{version} {l1}-{l2}")
+            continue
+        yield from iter_opus_pairs(path, corpus, l1, l2)
 
 # --------------------------------------------------------------------------- question retrieval (VMSST 6.2)
 def paq() -> Resource:

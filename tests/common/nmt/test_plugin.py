@@ -104,3 +104,17 @@ def test_random_init_keeps_the_shape_not_the_weights(encoder_dir):
     a, b = pretrained.encoder.backbone.state_dict(), fresh.encoder.backbone.state_dict()
     assert a.keys() == b.keys() and all(a[k].shape == b[k].shape for k in a)
     assert not torch.equal(a["embeddings.word_embeddings.weight"], b["embeddings.word_embeddings.weight"])
+
+
+def test_reorder_encoder_out_follows_the_beam_order(encoder_dir):
+    """Beam search expands and reorders sentences: states on dim 1 (T, B, C), mask and bias on dim 0."""
+    path, tok = encoder_dir
+    model = _model(path, tok).eval()
+    src = tok(SENTS[:2], padding=True, return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        out = model.encoder(src)
+    order = torch.tensor([1, 1, 0])
+    new = model.encoder.reorder_encoder_out(out, order)
+    assert torch.equal(new["encoder_out"][0], out["encoder_out"][0][:, order])
+    assert torch.equal(new["encoder_padding_mask"][0], out["encoder_padding_mask"][0][order])
+    assert torch.equal(new["cls_bias"][0], out["cls_bias"][0][order])
