@@ -3,7 +3,7 @@
 restricted to one method and one task: corpus, tokenizer, one training run, one evaluation, one
 table and the manifest (6 jobs), so every kind of rule runs as a Slurm job in a few minutes.
 
-Marked ``slurm`` (not in the default suite; ``.ci/run`` runs it with ``-m slurm``). Skipped, with
+Marked ``slurm`` (not in the default suite; ``.ci/run`` runs it with ``-m "slow or slurm"``). Skipped, with
 the reason, when Slurm cannot be started here (no root, no package manager)."""
 import json
 import os

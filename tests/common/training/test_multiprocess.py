@@ -12,7 +12,7 @@ import torch
 
 from common.distributed import free_port
 
-pytestmark = pytest.mark.distributed
+pytestmark = [pytest.mark.distributed, pytest.mark.slow]  # several launcher starts each: run by .ci/run
 WORKER = Path(__file__).with_name("_dist_worker.py")
 
 

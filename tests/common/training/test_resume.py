@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
 WORKER = Path(__file__).with_name("_resume_worker.py")
@@ -31,6 +32,7 @@ def test_exact_resume(tmp_path):
     assert [r["step"] for r in log("killed")] == list(range(1, 13))
 
 
+@pytest.mark.slow
 def test_changed_arguments_refuse_to_resume(tmp_path):
     run(tmp_path / "a", 12, 4, 6)  # checkpoint at step 4
     env = {**os.environ, "DS_ACCELERATOR": "cpu", "OMP_NUM_THREADS": "1"}

@@ -27,6 +27,7 @@ def losses(out: Path) -> list[float]:
     return [json.loads(l)["loss"] for l in (out / "run" / "metrics.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.slow
 @pytest.mark.distributed
 def test_two_processes_equal_one_process(tmp_path):
     # 8 steps x global batch 8 with a 24-key queue: the ring buffer wraps twice.
@@ -41,6 +42,7 @@ def test_two_processes_equal_one_process(tmp_path):
     assert losses(tmp_path / "one") == pytest.approx(losses(tmp_path / "two"), rel=1e-4)
 
 
+@pytest.mark.slow
 def test_resume_restores_queues_and_momentum_encoders(tmp_path):
     run(tmp_path / "straight", 8, 3, 0.1)
     run(tmp_path / "killed", 8, 3, 0.1, 5)  # dies after step 5; last checkpoint at step 3
@@ -52,6 +54,7 @@ def test_resume_restores_queues_and_momentum_encoders(tmp_path):
     assert losses(tmp_path / "straight") == losses(tmp_path / "killed")
 
 
+@pytest.mark.slow
 def test_autocast_keeps_momentum_encoders_and_queues_in_fp32(tmp_path):
     """precision amp_bf16 (PyTorch AMP through DeepSpeed's torch_autocast): the forward runs in
     bf16 but the EMA of eq. 1 and the queues stay fp32 (a bf16 EMA with m = 0.999 would lose
