@@ -17,7 +17,10 @@ out, max_steps, save_every = argv[0], int(argv[1]), int(argv[2])
 stop_after = int(argv[3]) if len(argv) > 3 else None
 pairs = [(f"ku{i % 7} ma{i % 5} so{i % 3} li{i % 11}", f"the man{i % 5} sees dog{i % 7} {i % 3} at {i % 11}", 1)
          for i in range(96)]
-tok = train_wordpiece([s for a, b, _ in pairs for s in (a, b)], 120, f"{out}/tok", min_frequency=1)
+# every rank trains the same (deterministic) vocabulary into its own folder: two ranks saving into one folder
+# while the other reads it raced (an empty tokenizer.json, once in CI)
+rank = os.environ.get("RANK", "0")
+tok = train_wordpiece([s for a, b, _ in pairs for s in (a, b)], 120, f"{out}/tok_rank{rank}", min_frequency=1)
 torch.manual_seed(0)
 mlm = build_mlm_model(EncoderSpec(hidden_size=16, num_layers=2, num_heads=2, intermediate_size=32, dropout=0.0),
                       len(tok))

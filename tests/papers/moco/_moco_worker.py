@@ -15,8 +15,9 @@ out, max_steps, save_every, dropout = sys.argv[1], int(sys.argv[2]), int(sys.arg
 stop_after = int(sys.argv[5]) if len(sys.argv) > 5 else None
 pairs = [(f"ku{i % 7} ma{i % 5} so{i % 3} li{i % 11}", f"the man{i % 5} sees dog{i % 7} {i % 3} at {i % 11}")
          for i in range(96)]
-tok_x = train_wordpiece([a for a, _ in pairs], 100, f"{out}/tok_x", min_frequency=1)
-tok_y = train_wordpiece([b for _, b in pairs], 100, f"{out}/tok_y", min_frequency=1)
+rank = os.environ.get("RANK", "0")  # one folder per rank: two ranks saving into one folder race
+tok_x = train_wordpiece([a for a, _ in pairs], 100, f"{out}/tok_x{rank}", min_frequency=1)
+tok_y = train_wordpiece([b for _, b in pairs], 100, f"{out}/tok_y{rank}", min_frequency=1)
 torch.manual_seed(0)
 spec = EncoderSpec(hidden_size=16, num_layers=1, num_heads=2, intermediate_size=32, dropout=dropout)
 model = DualMomentumContrast(SentenceEncoder(build_encoder(spec, len(tok_x)), "mean"),
