@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 from sacrebleu.metrics import BLEU
@@ -52,12 +53,18 @@ def bleu_from_statistics(stats, smooth_method: str = "exp") -> float:
                              smooth_method=smooth_method).score
 
 
+@cache
+def _moses(lang: str):
+    """One Moses tokenizer per language (building one reads its non-breaking-prefix list)."""
+    from sacremoses import MosesTokenizer
+
+    return MosesTokenizer(lang=lang)
+
+
 def moses_tokenize(text: str, lang: str) -> str:
     """Moses' ``tokenizer.perl -l <lang>`` as fairseq's data preparation scripts run it (escaped output, aggressive
     hyphen splitting as ``@-@``)."""
-    from sacremoses import MosesTokenizer
-
-    return MosesTokenizer(lang=lang).tokenize(text, escape=True, aggressive_dash_splits=True, return_str=True)
+    return _moses(lang).tokenize(text, escape=True, aggressive_dash_splits=True, return_str=True)
 
 
 def _moses_pair(hypotheses: list[str], references: list[str], lang: str, lowercase: bool,

@@ -39,8 +39,15 @@ def build(manifest: dict, tokenizer: Path, finetune: list[str], tests: dict[str,
     tags = sorted({p.split("-")[1] for p in pairs})
     leak = LeakageFilter(test_sentences(tr))
     dropped: dict[str, int] = {}
+    parts: dict[tuple[str, str], tuple[str, str, str, str]] = {}
 
     def part(pair: str, split: str) -> tuple[str, str, str, str]:
+        """The leakage-filtered files of a fine-tuning split (filtered once; stage 1 and the pair share them)."""
+        if (pair, split) not in parts:
+            parts[pair, split] = _filter(pair, split)
+        return parts[pair, split]
+
+    def _filter(pair: str, split: str) -> tuple[str, str, str, str]:
         src, tgt = pair.split("-")
         files = tr[pair][split]
         if files is None:

@@ -21,9 +21,14 @@ NMT_ROOT = P.paper_results
 NMT_GPUS = NMT["recipe"].get("gpus", 0)  # fairseq's --distributed-world-size (one process per GPU)
 
 
+def nmt_recipe(setting):
+    """The recipe with the setting's overrides (e.g. the baseline's shape)."""
+    return {**NMT["recipe"], **NMT["settings"][setting].get("recipe", {})}
+
+
 def nmt_settings_json(setting, system):
-    """NMTSettings as JSON: the recipe, the setting's overrides (e.g. the baseline's shape), the system's."""
-    s = {**NMT["recipe"], **NMT["settings"][setting].get("recipe", {}), "seed": NMT.get("seed", 1)}
+    """NMTSettings as JSON: the setting's recipe, the seed, the system's own switch (the logit bias)."""
+    s = {**nmt_recipe(setting), "seed": NMT.get("seed", 1)}
     if system.endswith(nmtplan.NOBIAS):
         s["logit_bias"] = False
     return json.dumps(s)
@@ -104,8 +109,7 @@ rule nmt_stage2:
 def nmt_random_shape(wc):
     """``baseline_arch: same``: a pre-trained system's encoder folder gives the random-init model its shape (its
     weights are not used); a fairseq architecture needs nothing but the data."""
-    recipe = {**NMT["recipe"], **NMT["settings"][wc.setting].get("recipe", {})}
-    if recipe.get("baseline_arch", "same") != "same":
+    if nmt_recipe(wc.setting).get("baseline_arch", "same") != "same":
         return []
     return [nmt_encoder(next(s for s in NMT["settings"][wc.setting]["systems"] if s != nmtplan.RANDOM))]
 
