@@ -189,7 +189,8 @@ class VMSST(nn.Module):
         logv = torch.zeros_like(mean)
         for e in enc.unique().tolist():
             sel = enc == e
-            mean[sel], logv[sel] = self.language_encoders[e](ids[sel], mask[sel], lang[sel])
+            m, lv = self.language_encoders[e](ids[sel], mask[sel], lang[sel])  # bf16 under autocast
+            mean[sel], logv[sel] = m.to(mean.dtype), lv.to(logv.dtype)
         return mean, logv
 
     # ------------------------------------------------------------------ losses

@@ -190,6 +190,20 @@ def test_every_run_trains_one_step(name):
         assert len(m.decoders[0].layers) == 1
 
 
+def test_per_language_encoders_under_bf16_autocast():
+    """VMSST-full (one language encoder per language) as the mini scale trains it: amp_bf16 autocast."""
+    cfg = {"vmsst": {"elbo_weight": 0.1, "elbo_weight_pretrained": 0.025, "vmsst_contrastive_weight": {"default": 5e-4},
+                     "anneal_steps": 10}, "tables": {"table6_languages": ["qaa"]},
+           "encoders": {"s": {}}, "training": {"global_batch_size": 4}}
+    settings, _, languages = variants.resolve("vmsst_full", cfg, "s", 2)
+    m = VMSST(backbone(layers=2), settings, num_languages=3, max_length=16, decoder_heads=2, decoder_ffn=16)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        out = m(**batch())
+    out["loss"].backward()
+    assert torch.isfinite(out["loss"]) and all(torch.isfinite(p.grad).all() for p in m.parameters()
+                                               if p.grad is not None)
+
+
 def test_collator_targets_and_dropout():
     from common.models.tokenizer import train_wordpiece
 
