@@ -3,6 +3,7 @@
 #   snakemake papers/dap/all --cores 2                       # one paper
 #   snakemake papers/dap/all --cores 2 --config scale=mini   # real data from data_root
 #   snakemake leaderboard/all --cores 2                      # every method on equal terms
+#   snakemake bench/all --cores 2                            # speed against the peers -> figures/bench/<machine>/
 # Each experiment is a module; its rules are prefixed with its name (dap_train, moco_report, leaderboard_all, ...).
 import os
 import sys
@@ -16,7 +17,7 @@ configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 config.update(workflow_config(config))
 EXPERIMENTS = {"dap": "papers/dap/workflow/Snakefile", "moco": "papers/moco/workflow/Snakefile",
                "vmsst": "papers/vmsst/workflow/Snakefile", "hictl": "papers/hictl/workflow/Snakefile",
-               "leaderboard": "common/leaderboard/workflow/Snakefile"}
+               "leaderboard": "common/leaderboard/workflow/Snakefile", "bench": "bench/workflow/Snakefile"}
 
 
 rule all:
@@ -63,3 +64,11 @@ module leaderboard:
 
 
 use rule * from leaderboard as leaderboard_*
+
+
+module bench:
+    snakefile: EXPERIMENTS["bench"]
+    config: config
+
+
+use rule * from bench as bench_*

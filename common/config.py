@@ -93,6 +93,20 @@ def load_leaderboard_config(scale: str) -> dict:
     return validate(_load_yaml(path), path.parent / "schema.yaml", str(path))
 
 
+def bench_config_path(scale: str) -> Path:
+    _check_scale(scale)
+    path = ROOT / "bench" / "config" / f"{scale}.yaml"
+    if not path.exists():
+        raise ConfigError(f"{path}: the benchmarks have no {scale!r} scale; they run at smoke (the default) "
+                          "or mini")
+    return path
+
+
+def load_bench_config(scale: str) -> dict:
+    path = bench_config_path(scale)
+    return validate(_load_yaml(path), path.parent / "schema.yaml", str(path))
+
+
 def load_config(experiment: str, scale: str) -> dict:
     """An experiment's own config: ``papers/<experiment>/config/<scale>.yaml`` or the leaderboard's."""
     return load_leaderboard_config(scale) if experiment == LEADERBOARD else load_paper_config(experiment, scale)

@@ -266,3 +266,15 @@ def test_leaderboard_dry_runs(tmp_path):
                       "leaderboard_tasks=[tatoeba@cosine]").stdout
     assert job_counts(small, "leaderboard") == {f"leaderboard_{r}": 1 for r in
                                                 ("corpus", "tokenizer", "train", "evaluate", "report", "all")}
+
+
+def test_bench_dry_runs(tmp_path):
+    """``snakemake bench/all``: every benchmark once, each taking all the cores (no two time at once)."""
+    for scale in ("smoke", "mini"):
+        out = snakemake(tmp_path, "bench/all", "-n", "--cores", "2", "--config", f"scale={scale}").stdout
+        assert job_counts(out, "bench") == {f"bench_{r}": 1 for r in ("bucc_set", "train_step", "encode", "mining",
+                                                                      "overheads", "scaling", "report", "all")}
+        blocks = [b for r in ("train_step", "mining", "scaling") for b in job_blocks(out, f"bench_{r}")]
+        assert len(blocks) == 3 and all("threads: 2" in b for b in blocks)
+    proc = snakemake(tmp_path, "bench/all", "-n", "--config", "scale=paper", check=False)
+    assert proc.returncode and "the benchmarks have no 'paper' scale" in proc.stdout + proc.stderr

@@ -21,7 +21,9 @@ appendix B, Tables 2-3) do it:
    other split (DAP: picked on training, reported on test; XTREME: picked on sample).
 
 Exact blocked k-NN search (``common.eval.similarity.knn_both``: both directions from one
-pass over the score matrix) keeps 200k x 200k mining within memory on a CPU.
+pass over the score matrix) keeps 200k x 200k mining within memory on a CPU. ``knn=`` picks
+another backend of :mod:`common.eval.knn_index` (faiss flat, or an approximate faiss index for
+corpora too large for exact search); every evaluation uses the exact default.
 """
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ from dataclasses import dataclass
 import torch
 
 from common.data.loaders import BuccSplit
-from common.eval.similarity import knn, knn_both, normalize
+from common.eval.knn_index import knn_backend
+from common.eval.similarity import knn, normalize
 
 SCORINGS = ("cosine", "ratio", "distance")
 RETRIEVALS = ("max", "forward")
@@ -45,20 +48,21 @@ class Candidate:
 
 
 def mine(src_emb: torch.Tensor, trg_emb: torch.Tensor, k: int = 4, scoring: str = "ratio",
-         retrieval: str = "max") -> list[tuple[int, int, float]]:
+         retrieval: str = "max", knn_search: str = "exact") -> list[tuple[int, int, float]]:
     """Candidates as (src row, trg row, score), best first. ``retrieval="max"`` (LASER): best match in both
     directions with one-to-one filtering; ``"forward"`` (VMSST's BUCC (cosine)): each source sentence's
-    best-scoring target, nothing else."""
+    best-scoring target, nothing else. ``knn_search``: a backend of :mod:`common.eval.knn_index`."""
     if scoring not in SCORINGS:
         raise ValueError(f"unknown scoring {scoring!r}; expected one of {SCORINGS}")
     if retrieval not in RETRIEVALS:
         raise ValueError(f"unknown retrieval {retrieval!r}; expected one of {RETRIEVALS}")
     x, y = normalize(src_emb), normalize(trg_emb)
+    both = knn_backend(knn_search)
     if retrieval == "forward" and scoring == "cosine":
-        cos, idx = knn(x, y, 1)  # (Nx, 1) each
+        cos, idx = knn(x, y, 1) if knn_search == "exact" else both(x, y, 1)[:2]  # (Nx, 1) each
         order = torch.argsort(cos[:, 0], descending=True, stable=True)
         return [(int(i), int(idx[i, 0]), float(cos[i, 0])) for i in order.tolist()]
-    fwd_cos, fwd_idx, bwd_cos, bwd_idx = knn_both(x, y, k)  # (Nx, k) x2, (Ny, k) x2
+    fwd_cos, fwd_idx, bwd_cos, bwd_idx = both(x, y, k)  # (Nx, k) x2, (Ny, k) x2
     x_mean, y_mean = fwd_cos.mean(1), bwd_cos.mean(1)  # (Nx,), (Ny,)
 
     def score(cos: torch.Tensor, xm: torch.Tensor, ym: torch.Tensor) -> torch.Tensor:
@@ -97,12 +101,13 @@ def dedup(sentences: dict[str, str]) -> tuple[list[str], dict[str, list[str]]]:
 
 
 def candidates_for_split(split: BuccSplit, embed, k: int = 4, scoring: str = "ratio", embed_trg=None,
-                         retrieval: str = "max") -> list[Candidate]:
+                         retrieval: str = "max", knn_search: str = "exact") -> list[Candidate]:
     """Mine ``split`` with ``embed(list[str]) -> (N, D)`` (``embed_trg`` for the target side when
     the languages have separate encoders, as in MoCo-BERT); returns ID-level candidates, best first."""
     src_texts, src_ids = dedup(split.src)
     trg_texts, trg_ids = dedup(split.trg)
-    mined = mine(embed(src_texts), (embed_trg or embed)(trg_texts), k=k, scoring=scoring, retrieval=retrieval)
+    mined = mine(embed(src_texts), (embed_trg or embed)(trg_texts), k=k, scoring=scoring, retrieval=retrieval,
+                 knn_search=knn_search)
     out = []
     for s, t, sc in mined:
         si, ti = src_ids[src_texts[s]], trg_ids[trg_texts[t]]
@@ -152,11 +157,11 @@ def source_outcomes(src_ids: list[str], cands: list[Candidate], gold: set[tuple[
 
 
 def evaluate_pair(tune: BuccSplit, test: BuccSplit, embed, k: int = 4, scoring: str = "ratio", embed_trg=None,
-                  retrieval: str = "max") -> dict:
+                  retrieval: str = "max", knn_search: str = "exact") -> dict:
     """Pick the threshold on ``tune`` (its optimal F1 is reported too), apply it to ``test``."""
-    tune_c = candidates_for_split(tune, embed, k, scoring, embed_trg, retrieval)
+    tune_c = candidates_for_split(tune, embed, k, scoring, embed_trg, retrieval, knn_search)
     best = optimize_threshold(tune_c, tune.gold)
-    test_c = candidates_for_split(test, embed, k, scoring, embed_trg, retrieval)
+    test_c = candidates_for_split(test, embed, k, scoring, embed_trg, retrieval, knn_search)
     return {
         "tune": {**best, "n_gold": len(tune.gold), "n_candidates": len(tune_c)},
         "test": {**apply_threshold(test_c, test.gold, best["threshold"]), "n_gold": len(test.gold)},

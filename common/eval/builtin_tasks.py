@@ -61,7 +61,7 @@ def run_bucc(task: Task, ctx: EvalContext) -> TaskResult:
         test = read_bucc_with_gold(m["bucc_dir"], pair, test_split)
         per[pair] = bucc.evaluate_pair(tune, test, lambda s, lang=xx: ctx.encode(s, lang), k=p["k"],
                                        scoring=p["scoring"], embed_trg=lambda s: ctx.encode(s, "en"),
-                                       retrieval=p.get("retrieval", "max"))
+                                       retrieval=p.get("retrieval", "max"), knn_search=p.get("knn_search", "exact"))
         for split in (tune_split, test_split):
             files += list(loaders.bucc_paths(m["bucc_dir"], pair, split))
     avg = {part: {k: statistics.fmean(per[q][part][k] for q in per) for k in ("precision", "recall", "f1")}

@@ -137,7 +137,10 @@ def build_optimizer(model: nn.Module, args: TrainingArguments) -> torch.optim.Op
     groups = _param_groups(model, args.weight_decay)
     if args.optimizer == "adafactor":  # Shazeer & Stern 2018 (torch.optim.Adafactor); the schedule sets the lr
         return torch.optim.Adafactor(groups, lr=args.learning_rate)
-    return torch.optim.AdamW(groups, lr=args.learning_rate, betas=tuple(args.adam_betas), eps=args.adam_epsilon)
+    # fused: one kernel over all parameters instead of one op per tensor and step (CPU and CUDA; 4x faster
+    # updates for MiniLM on CPU, measured by bench/train_step.py)
+    return torch.optim.AdamW(groups, lr=args.learning_rate, betas=tuple(args.adam_betas), eps=args.adam_epsilon,
+                             fused=True)
 
 
 def _param_groups(model: nn.Module, weight_decay: float) -> list[dict]:
@@ -181,6 +184,17 @@ def skip_shm_comm_build() -> None:
     deepspeed.ops.__compatible_ops__["deepspeed_shm_comm"] = False
 
 
+def forget_deepspeed_groups() -> None:
+    """Drop DeepSpeed's cached clone of the world group once the group is destroyed.
+
+    DeepSpeed 0.19 clones the world group once per process (``deepspeed.utils.groups._WORLD_GROUP``) and
+    keeps it; a second Trainer in the same process (a benchmark's rounds, a notebook) would otherwise hand
+    the destroyed clone to ``get_global_rank`` and fail ("Group ... is not registered")."""
+    from deepspeed.utils import groups
+
+    groups._WORLD_GROUP = None
+
+
 class Trainer:
     def __init__(self, model: nn.Module, examples: Sequence[Any], collate: Callable[[list, torch.Generator], dict],
                  args: TrainingArguments, config_to_save: dict | None = None):
@@ -208,6 +222,8 @@ class Trainer:
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda(self.args))
         engine, _, _, _ = deepspeed.initialize(model=self.model, optimizer=optimizer, lr_scheduler=scheduler,
                                                config=deepspeed_config(self.args, self.world))
+        if self.world == 1:  # nothing to all-reduce: skip DeepSpeed's flatten / reduce / copy-back of every gradient
+            engine.enable_backward_allreduce = False
         self.engine, self.scheduler = engine, scheduler
         self.sampler = StepSampler(len(self.examples), self.args.global_batch_size, self.args.seed,
                                    self.rank, self.world)
@@ -275,9 +291,12 @@ class Trainer:
     def train(self) -> dict:
         """Train to ``max_steps`` (or ``stop_after``), resuming from the newest checkpoint; the
         process group is torn down on every exit path (``process_group_teardown``)."""
-        with process_group_teardown():
-            self._init_engine()
-            return self._train()
+        try:
+            with process_group_teardown():
+                self._init_engine()
+                return self._train()
+        finally:
+            forget_deepspeed_groups()
 
     def _train(self) -> dict:
         self._check_resumable()

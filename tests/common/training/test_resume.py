@@ -11,10 +11,10 @@ import torch
 WORKER = Path(__file__).with_name("_resume_worker.py")
 
 
-def run(*args):
+def run(*args, worker: Path = WORKER):
     env = {**os.environ, "DS_ACCELERATOR": "cpu", "OMP_NUM_THREADS": "1"}
     env.pop("WORLD_SIZE", None)
-    subprocess.run([sys.executable, str(WORKER), *map(str, args)], check=True, env=env, capture_output=True,
+    subprocess.run([sys.executable, str(worker), *map(str, args)], check=True, env=env, capture_output=True,
                    timeout=600)
 
 
@@ -40,3 +40,12 @@ def test_changed_arguments_refuse_to_resume(tmp_path):
     proc = subprocess.run([sys.executable, str(WORKER), str(tmp_path / "a"), "12", "3"], env=env, capture_output=True,
                           text=True, timeout=600)
     assert proc.returncode != 0 and "other training arguments (save_every)" in proc.stderr
+
+
+def test_two_trainers_in_one_process(tmp_path):
+    """A second Trainer in the same process (a benchmark's rounds, a notebook) trains like the first: DeepSpeed's
+    cached world group does not outlive the first run's process group."""
+    run(tmp_path, worker=WORKER.with_name("_twice_worker.py"))
+    first, second = ((tmp_path / run / "metrics.jsonl").read_text().splitlines() for run in ("first", "second"))
+    assert len(first) == 3
+    assert [json.loads(l)["loss"] for l in first] == [json.loads(l)["loss"] for l in second]

@@ -1,0 +1,166 @@
+"""Bitext mining: our exact search vs faiss (issue 15, 1.4).
+
+BUCC-style mining (k-NN both directions, ratio margin, best match with one-to-one filtering:
+:func:`common.eval.bucc.mine`) of N x N random unit vectors, for every N of ``--sizes``, with each
+k-NN backend of :mod:`common.eval.knn_index`: ours (``exact``), faiss ``IndexFlatIP`` (``faiss-flat``,
+the same result) and an approximate faiss index (``--approx``). Each (backend, N) runs in a fresh
+process: wall time of the whole ``mine`` call and its peak memory above the process's memory with the
+data loaded (``ru_maxrss`` after - RSS before). Time against N is plotted log-log with the fitted exponent.
+
+Random vectors are the hardest case for an approximate index (no cluster structure), so its *quality*
+is measured on real embeddings instead: with ``--bucc-dir`` (a BUCC-style set, :mod:`common.data.bucc_mini`),
+all-MiniLM-L6-v2 embeds it and the test F1 (threshold tuned on the training split, as every BUCC evaluation
+here does) is computed with the exact search and with the approximate index.
+
+    python -m bench.mining --out figures/bench/<machine>/smoke --sizes 5000 10000 --bucc-dir results/bench/bucc
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import multiprocessing as mp
+import resource
+import time
+from pathlib import Path
+
+import numpy as np
+import psutil
+import torch
+
+from bench.results import Record, Row, setup_threads
+
+log = logging.getLogger(__name__)
+
+
+def _run(backend: str, n: int, dim: int, k: int, threads: int) -> tuple[float, float, int]:
+    """In a fresh process: (seconds, peak MiB above the loaded data, number of candidates)."""
+    from common.eval.bucc import mine
+
+    torch.set_num_threads(threads)
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randn(n, dim, generator=g), torch.randn(n, dim, generator=g)
+    x.div_(x.norm(dim=1, keepdim=True))
+    y.div_(y.norm(dim=1, keepdim=True))
+    before = psutil.Process().memory_info().rss
+    t0 = time.perf_counter()
+    cands = mine(x, y, k=k, scoring="ratio", knn_search=backend)
+    seconds = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+    return seconds, max(0.0, (peak - before) / 2**20), len(cands)
+
+
+def in_fresh_process(backend: str, n: int, dim: int, k: int, threads: int) -> tuple[float, float, int]:
+    with mp.get_context("spawn").Pool(1) as pool:
+        return pool.apply(_run, (backend, n, dim, k, threads))
+
+
+def bucc_f1(bucc_dir: Path, backends: list[str], batch: int = 128) -> dict[str, dict[str, float]]:
+    """Test F1 per language pair (and their mean) with each backend, MiniLM embeddings computed once."""
+    from bench.workloads import minilm_dir
+    from common.data.loaders import read_bucc
+    from common.eval.bucc import evaluate_pair
+    from common.models.encoder import SentenceEncoder, encode_sentences
+    from common.models.tokenizer import load_tokenizer
+
+    encoder, tok = SentenceEncoder.load(minilm_dir()), load_tokenizer(minilm_dir())
+    cache: dict[str, torch.Tensor] = {}
+
+    def embed(texts: list[str]) -> torch.Tensor:
+        missing = [t for t in dict.fromkeys(texts) if t not in cache]
+        if missing:
+            for t, v in zip(missing, encode_sentences(encoder, tok, missing, batch_size=batch, max_length=128)):
+                cache[t] = v
+        return torch.stack([cache[t] for t in texts])
+
+    pairs = sorted(p.name.split(".")[0] for p in bucc_dir.glob("*.test.gold"))
+    out: dict[str, dict[str, float]] = {b: {} for b in backends}
+    for pair in pairs:
+        tune, test = read_bucc(bucc_dir, pair, "training"), read_bucc(bucc_dir, pair, "test")
+        for b in backends:
+            out[b][pair] = evaluate_pair(tune, test, embed, k=4, scoring="ratio", knn_search=b)["test"]["f1"]
+    for b in backends:
+        out[b]["mean"] = float(np.mean([out[b][p] for p in pairs]))
+    return out
+
+
+def plot(series: dict, path: Path) -> dict[str, float]:
+    """Time against N, log-log, one line per backend; returns each backend's fitted exponent."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    slopes = {}
+    for backend, pts in series.items():
+        ns = np.array([p["n"] for p in pts], dtype=float)
+        ts = np.array([p["seconds"] for p in pts])
+        slopes[backend] = float(np.polyfit(np.log(ns), np.log(ts), 1)[0]) if len(ns) > 1 else float("nan")
+        ax.loglog(ns, ts, "o-", label=f"{backend} (N^{slopes[backend]:.2f})")
+    ax.set_xlabel("sentences per side N")
+    ax.set_ylabel("mining time (s)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    for ext in ("png", "pdf"):
+        fig.savefig(path.with_suffix(f".{ext}"), dpi=150)
+    plt.close(fig)
+    return slopes
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", required=True)
+    p.add_argument("--sizes", type=int, nargs="+", default=[5000, 10000, 20000])
+    p.add_argument("--dim", type=int, default=768)
+    p.add_argument("--k", type=int, default=4)
+    p.add_argument("--approx", default="faiss-hnsw", choices=["faiss-hnsw", "faiss-ivf"])
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--flat-max", type=int, default=0, help="run faiss flat only up to this N (0: every N)")
+    p.add_argument("--bucc-dir", default=None, help="a BUCC-style set for the approximate index's F1 change")
+    a = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    backends = ["exact", "faiss-flat", a.approx]
+    setup = setup_threads(a.threads) | {"dim": a.dim, "k": a.k, "scoring": "ratio margin, best match, one-to-one",
+                                         "data": "random unit vectors", "approximate": a.approx}
+    series: dict[str, list[dict]] = {b: [] for b in backends}
+    for n in a.sizes:
+        for b in backends:
+            if b == "faiss-flat" and a.flat_max and n > a.flat_max:
+                continue
+            seconds, mib, n_cands = in_fresh_process(b, n, a.dim, a.k, a.threads)
+            series[b].append({"n": n, "seconds": seconds, "peak_mib": mib, "candidates": n_cands})
+            log.info("N=%d %s: %.2f s, peak +%.0f MiB, %d candidates", n, b, seconds, mib, n_cands)
+    rec = Record("mining", "Bitext mining: exact k-NN vs faiss flat and an approximate faiss index", setup,
+                 series={"time": series})
+    rec.series["exponent"] = plot(series, out / "mining_time")
+    top, flat_top = a.sizes[-1], series["faiss-flat"][-1]["n"]
+    at = {b: {pt["n"]: pt for pt in series[b]} for b in backends}
+    rec.add(Row(f"mining time, N = {flat_top:,} per side", at["exact"][flat_top]["seconds"],
+                at["faiss-flat"][flat_top]["seconds"], "s", "exact (torch, one pass for both directions)",
+                "faiss IndexFlatIP", 1.1, "same candidates (tests/common/eval/test_knn_index.py)"))
+    rec.add(Row(f"mining peak memory above the data, N = {flat_top:,}", at["exact"][flat_top]["peak_mib"],
+                at["faiss-flat"][flat_top]["peak_mib"], "MiB", "exact", "faiss IndexFlatIP"))
+    at = {b: at[b].get(top) for b in backends}
+    rec.add(Row(f"mining time, N = {top:,} per side", at[a.approx]["seconds"], at["exact"]["seconds"], "s",
+                a.approx, "exact", 0.1, "approximate vs exact: goal >= 10x faster at N = 200,000"
+                if top < 200_000 else "approximate vs exact: goal >= 10x faster"))
+    rec.add(Row(f"mining peak memory above the data, N = {top:,}", at[a.approx]["peak_mib"],
+                at["exact"]["peak_mib"], "MiB", a.approx, "exact"))
+    if a.bucc_dir:
+        f1 = bucc_f1(Path(a.bucc_dir), ["exact", a.approx])
+        rec.series["bucc_f1"] = f1
+        change = f1[a.approx]["mean"] - f1["exact"]["mean"]
+        rec.add(Row("BUCC-style test F1 (mean over pairs), all-MiniLM-L6-v2 embeddings", f1[a.approx]["mean"],
+                    f1["exact"]["mean"], "F1 %", a.approx, "exact", 0.5, goal_on="difference",
+                    note=f"F1 change {change:+.2f} points; per pair: "
+                         + ", ".join(f"{q} {f1[a.approx][q]:.1f} vs {f1['exact'][q]:.1f}"
+                                     for q in f1["exact"] if q != "mean")))
+        rec.series["bucc_f1_change"] = change
+    rec.write(out)
+
+
+if __name__ == "__main__":
+    main()

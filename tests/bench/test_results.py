@@ -1,0 +1,37 @@
+"""Benchmark records: ratios, goals (on the ratio or on a difference), the Markdown table and the summary."""
+import json
+
+import pytest
+
+from bench.report import main as report_main
+from bench.results import Record, Row
+
+
+def test_ratio_and_goal_on_the_ratio():
+    r = Row("step", ours=1.8, peer=2.0, goal=0.9)
+    assert r.ratio == pytest.approx(0.9) and r.met  # 1.8 / 2.0 = 0.9 <= 0.9
+    assert not Row("step", ours=1.9, peer=2.0, goal=0.9).met
+    assert Row("no goal", ours=1.0, peer=2.0).met is None
+    assert Row("no peer", ours=1.0, goal=1.0).ratio is None and Row("no peer", ours=1.0, goal=1.0).met is None
+
+
+def test_goal_on_the_difference():
+    assert Row("F1", ours=80.1, peer=80.5, goal=0.5, goal_on="difference").met  # |80.1 - 80.5| = 0.4
+    assert not Row("F1", ours=79.9, peer=80.5, goal=0.5, goal_on="difference").met  # 0.6
+
+
+def test_record_files_and_report(tmp_path):
+    rec = Record("train_step", "Training step: ours vs peer", {"threads": 2})
+    rec.add(Row("TR step", 1.5, 2.0, "s/step", "ours", "peer", 0.9, "note"))
+    rec.add(Row("F1", 80.0, 81.0, "F1 %", "approx", "exact", 0.5, goal_on="difference"))
+    rec.write(tmp_path)
+    saved = json.loads((tmp_path / "train_step.json").read_text())
+    assert [r["met"] for r in saved["rows"]] == [True, False] and saved["rows"][0]["ratio"] == 0.75
+    table = (tmp_path / "train_step.md").read_text().splitlines()
+    assert table[-2] == "| TR step | 1.5 (ours) | 2 (peer) | s/step | 0.75 | <= 0.9 | met | note |"
+    assert table[-1].startswith("| F1 | 80 (approx) | 81 (exact) | F1 % | 0.9877 | abs(ours - peer) <= 0.5 | "
+                                "**not met**")
+    report_main(["--dir", str(tmp_path), "train_step"])
+    readme = (tmp_path / "README.md").read_text()
+    assert "| Training step | TR step | ours/peer 0.75 | <= 0.9 | met |" in readme
+    assert "| Training step | F1 | ours - peer -1.00 | abs <= 0.5 | **not met** |" in readme
