@@ -50,6 +50,8 @@ def plot(batches: list[dict], procs: list[dict], path: Path) -> None:
     b = [p["batch"] for p in batches]
     ax1.loglog(b, [p["s_per_step"] for p in batches], "o-", label="s / step")
     ax1.loglog(b, [p["batch"] / p["s_per_step"] for p in batches], "s--", label="pairs / s")
+    ax1.set_xticks(b, [str(x) for x in b])
+    ax1.minorticks_off()
     ax1.set_xlabel("global batch (pairs)")
     ax1.set_title("one process")
     ax1.grid(True, which="both", alpha=0.3)

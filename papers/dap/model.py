@@ -51,8 +51,9 @@ class DAPModel(nn.Module):
         if self.mlm_head is not None:
             h = self.encoder.backbone(input_ids=extra["tlm_input_ids"], attention_mask=extra["tlm_attention_mask"],
                                       token_type_ids=extra["tlm_token_type_ids"]).last_hidden_state
-            logits = self.mlm_head(h)  # (B, 2S, V)
-            out["loss_tlm"] = F.cross_entropy(logits.flatten(0, 1), extra["tlm_labels"].flatten(), ignore_index=-100)
+            chosen = extra["tlm_labels"] != -100  # (B, 2S): the corrupted positions, the only ones with a loss
+            logits = self.mlm_head(h[chosen])  # (M, V): no vocabulary softmax at the other ~85 % of positions
+            out["loss_tlm"] = F.cross_entropy(logits, extra["tlm_labels"][chosen])
             loss = loss + self.tlm_weight * out["loss_tlm"]
         if self.rtl is not None:
             out["loss_rtl"] = self._rtl(src_h, src_attention_mask, trg_h, trg_attention_mask, extra)

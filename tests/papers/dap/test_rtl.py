@@ -64,6 +64,21 @@ def test_variants_train_one_step(tok, name):
     assert grads and all(torch.isfinite(g).all() for g in grads)
 
 
+def test_tlm_loss_against_a_naive_computation(tok):
+    """TLM (eq. 2): mean cross-entropy of the MLM head's prediction at every corrupted position of x (+) y, each
+    position computed on its own from the full (B, 2S, V) logits."""
+    model = DAPModel(mlm(tok), ["tr", "tlm"], temperature=0.05).eval()
+    b = DAPCollator(tok, 16, ["tr", "tlm"], tlm_mask_prob=0.3)(PAIRS, torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        got = float(model(**b)["loss_tlm"])
+        h = model.encoder.backbone(input_ids=b["tlm_input_ids"], attention_mask=b["tlm_attention_mask"],
+                                   token_type_ids=b["tlm_token_type_ids"]).last_hidden_state
+        logits = model.mlm_head(h)  # (B, 2S, V)
+    losses = [-float(torch.log_softmax(logits[i, j], -1)[b["tlm_labels"][i, j]])
+              for i in range(logits.shape[0]) for j in range(logits.shape[1]) if b["tlm_labels"][i, j] != -100]
+    assert len(losses) > 3 and got == pytest.approx(sum(losses) / len(losses), rel=1e-5)
+
+
 def test_rtl_loss_ignores_cls_state(tok):
     """RTL reads token states without [CLS] (section 3.3.2): changing the CLS state leaves it unchanged."""
     model = DAPModel(mlm(tok), ["tr", "rtl"], temperature=0.05).eval()
