@@ -93,6 +93,9 @@ def load_leaderboard_config(scale: str) -> dict:
     return validate(_load_yaml(path), path.parent / "schema.yaml", str(path))
 
 
+BENCH_SCALES = ("smoke", "mini")  # bench/config/<scale>.yaml; the GPU part of issue 15 has no config yet
+
+
 def bench_config_path(scale: str) -> Path:
     _check_scale(scale)
     path = ROOT / "bench" / "config" / f"{scale}.yaml"

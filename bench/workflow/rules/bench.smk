@@ -1,0 +1,161 @@
+# The benchmark rules (included by bench/workflow/Snakefile at the scales the benchmarks have).
+CFG = load_bench_config(SCALE)
+OUT = f"{config['figures_root']}/bench/{machine()}/{SCALE}"
+RESULTS = f"{config['results_root']}/{SCALE}/bench"
+NAMES = ["train_step", "encode", "mining", "overheads", "scaling"]
+PLOTS = {"mining": "mining_time", "scaling": "scaling"}
+
+
+def outputs(name):
+    files = [f"{OUT}/{name}.json", f"{OUT}/{name}.md"]
+    return files + [f"{OUT}/{PLOTS[name]}.{ext}" for ext in ("png", "pdf")] if name in PLOTS else files
+
+
+def log(name):
+    return f"logs/{SCALE}/bench/{name}.log"
+
+
+def bench(name):
+    return f"benchmarks/{SCALE}/bench/{name}.tsv"
+
+
+rule all:
+    input:
+        [f for n in NAMES for f in outputs(n)] + [f"{OUT}/README.md"],
+    output:
+        "bench/all",
+    log:
+        log("all"),
+    benchmark:
+        bench("all")
+    run:
+        from common.workflow.manifest import write_manifest
+
+        n = write_manifest(output[0], {"bench": list(input)}, f"benchmarks, scale {SCALE}, machine {machine()}")
+        with open(log[0], "w") as fh:
+            fh.write(f"{n} artifacts listed in {output[0]}\n")
+
+
+rule bucc_set:
+    output:
+        directory(f"{RESULTS}/bucc"),
+    params:
+        data_root=config["data_root"],
+        pairs=" ".join(CFG["mining"]["bucc_pairs"]),
+    log:
+        log("bucc_set"),
+    benchmark:
+        bench("bucc_set")
+    shell:
+        "python -m bench.bucc_set --data-root {params.data_root} --pairs {params.pairs} --out {output} > {log} 2>&1"
+
+
+rule train_step:
+    output:
+        outputs("train_step"),
+    threads: workflow.cores
+    params:
+        out=OUT,
+        c=CFG["train_step"],
+        threads=CFG["threads"],
+    log:
+        log("train_step"),
+    benchmark:
+        bench("train_step")
+    shell:
+        "python -m bench.train_step --out {params.out} --threads {params.threads} --batch {params.c[batch]} "
+        "--max-length {params.c[max_length]} --warmup {params.c[warmup]} --steps {params.c[steps]} "
+        "--rounds {params.c[rounds]} --precision {params.c[precision]} > {log} 2>&1"
+
+
+rule encode:
+    output:
+        outputs("encode"),
+    threads: workflow.cores
+    params:
+        out=OUT,
+        c=CFG["encode"],
+        threads=CFG["threads"],
+    log:
+        log("encode"),
+    benchmark:
+        bench("encode")
+    shell:
+        "python -m bench.encode --out {params.out} --threads {params.threads} --sentences {params.c[sentences]} "
+        "--batch {params.c[batch]} --max-length {params.c[max_length]} --rounds {params.c[rounds]} "
+        "--precision {params.c[precision]} > {log} 2>&1"
+
+
+rule mining:
+    input:
+        bucc=rules.bucc_set.output,
+    output:
+        outputs("mining"),
+    threads: workflow.cores
+    params:
+        out=OUT,
+        c=CFG["mining"],
+        sizes=" ".join(map(str, CFG["mining"]["sizes"])),
+        flat_max=CFG["mining"].get("flat_max", 0),
+        threads=CFG["threads"],
+    log:
+        log("mining"),
+    benchmark:
+        bench("mining")
+    shell:
+        "python -m bench.mining --out {params.out} --threads {params.threads} --sizes {params.sizes} --dim {params.c[dim]} "
+        "--k {params.c[k]} --approx {params.c[approx]} --flat-max {params.flat_max} --bucc-dir {input.bucc} "
+        "> {log} 2>&1"
+
+
+rule overheads:
+    output:
+        outputs("overheads"),
+    threads: workflow.cores
+    params:
+        out=OUT,
+        c=CFG["overheads"],
+        threads=CFG["threads"],
+    log:
+        log("overheads"),
+    benchmark:
+        bench("overheads")
+    shell:
+        "python -m bench.overheads --out {params.out} --threads {params.threads} --batch {params.c[batch]} "
+        "--max-length {params.c[max_length]} --warmup {params.c[warmup]} --repeats {params.c[repeats]} "
+        "--precision {params.c[precision]} > {log} 2>&1"
+
+
+rule scaling:
+    output:
+        outputs("scaling"),
+    threads: workflow.cores
+    params:
+        out=OUT,
+        c=CFG["scaling"],
+        batches=" ".join(map(str, CFG["scaling"]["batches"])),
+        processes=" ".join(map(str, CFG["scaling"]["processes"])),
+        threads=CFG["threads"],
+    log:
+        log("scaling"),
+    benchmark:
+        bench("scaling")
+    shell:
+        "python -m bench.scaling --out {params.out} --threads {params.threads} --batches {params.batches} "
+        "--processes {params.processes} --process-batch {params.c[process_batch]} "
+        "--max-length {params.c[max_length]} --warmup {params.c[warmup]} --steps {params.c[steps]} > {log} 2>&1"
+
+
+rule report:
+    input:
+        [f"{OUT}/{n}.json" for n in NAMES],
+    output:
+        f"{OUT}/README.md",
+    params:
+        out=OUT,
+    log:
+        log("report"),
+    benchmark:
+        bench("report")
+    shell:
+        "python -m bench.report --dir {params.out} " + " ".join(NAMES) + " > {log} 2>&1"
