@@ -1,9 +1,15 @@
 # The benchmark rules (included by bench/workflow/Snakefile at the scales the benchmarks have).
+from snakemake.exceptions import WorkflowError
+
 CFG = load_bench_config(SCALE)
 OUT = f"{config['figures_root']}/bench/{machine()}/{SCALE}"
 RESULTS = f"{config['results_root']}/{SCALE}/bench"
 NAMES = ["train_step", "encode", "mining", "overheads", "scaling"]
 PLOTS = {"mining": "mining_time", "scaling": "scaling"}
+try:  # every benchmark job takes all the cores Snakemake was given, so none run (and time) at once
+    BENCH_THREADS = workflow.cores
+except WorkflowError:  # a cluster executor (no --cores): one job per node, the config's thread count
+    BENCH_THREADS = CFG["threads"]
 
 
 def outputs(name):
@@ -53,7 +59,7 @@ rule bucc_set:
 rule train_step:
     output:
         outputs("train_step"),
-    threads: workflow.cores
+    threads: BENCH_THREADS
     params:
         out=OUT,
         c=CFG["train_step"],
@@ -71,7 +77,7 @@ rule train_step:
 rule encode:
     output:
         outputs("encode"),
-    threads: workflow.cores
+    threads: BENCH_THREADS
     params:
         out=OUT,
         c=CFG["encode"],
@@ -91,7 +97,7 @@ rule mining:
         bucc=rules.bucc_set.output,
     output:
         outputs("mining"),
-    threads: workflow.cores
+    threads: BENCH_THREADS
     params:
         out=OUT,
         c=CFG["mining"],
@@ -111,7 +117,7 @@ rule mining:
 rule overheads:
     output:
         outputs("overheads"),
-    threads: workflow.cores
+    threads: BENCH_THREADS
     params:
         out=OUT,
         c=CFG["overheads"],
@@ -129,7 +135,7 @@ rule overheads:
 rule scaling:
     output:
         outputs("scaling"),
-    threads: workflow.cores
+    threads: BENCH_THREADS
     params:
         out=OUT,
         c=CFG["scaling"],
