@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import tempfile
 import time
 
 import torch
@@ -41,8 +42,6 @@ def main(argv: list[str] | None = None) -> None:
     setup = setup_threads(a.threads) | {"model": "all-MiniLM-L6-v2", "sentences": a.sentences, "batch": a.batch,
                                          "max_length": a.max_length, "precision": a.precision, "device": a.device}
     texts = sentences(a.sentences, vocabulary_words(minilm_dir()), (5, 60), seed=0)
-    import tempfile
-
     with tempfile.TemporaryDirectory() as tmp:  # our model folder: the MiniLM weights saved by our code
         save_sentence_encoder(SentenceEncoder.load(minilm_dir()), load_tokenizer(minilm_dir()), tmp, a.max_length)
         ours_model = load_embedder(tmp, batch_size=a.batch, device=a.device, precision=a.precision)

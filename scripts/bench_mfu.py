@@ -18,16 +18,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
-import tempfile
 import time
 
 import torch
 from torch.utils.flop_counter import FlopCounterMode
-from transformers import BertConfig, BertForMaskedLM
+from transformers import BertForMaskedLM
 
-from common.models.tokenizer import train_wordpiece
+from bench.overheads import bert_base, dap_batches
 from papers.dap.data import DAPCollator
 from papers.dap.model import DAPModel
 
@@ -75,11 +73,7 @@ def main() -> None:
     a = p.parse_args()
     dev = a.device
     a.precision = a.precision or ("bf16" if dev == "cuda" else "fp32")
-    rng = random.Random(0)
-    words = [f"w{i}" for i in range(3000)]
-    pairs = [(" ".join(rng.choices(words, k=40)), " ".join(rng.choices(words, k=40)), 1) for _ in range(a.batch)]
-    with tempfile.TemporaryDirectory() as tmp:
-        tok = train_wordpiece([s for x, y, _ in pairs for s in (x, y)], 4000, tmp, min_frequency=1)
+    tok, pairs = dap_batches(a.batch, a.max_length)
     if dev == "cuda":
         name = torch.cuda.get_device_name()
         peak, peak_what = (a.peak_tflops * 1e12 if a.peak_tflops else gpu_peak(name)), "dense tensor-core peak"
@@ -97,8 +91,7 @@ def main() -> None:
           f"peak={peak / 1e12:.3g} TFLOP/s ({peak_what})")
     for label, objectives in VARIANTS.items():
         torch.manual_seed(0)
-        cfg = BertConfig(vocab_size=a.vocab, hidden_size=768, num_hidden_layers=12, num_attention_heads=12,
-                         intermediate_size=3072, max_position_embeddings=512)
+        cfg = bert_base(a.vocab)
         model = DAPModel(BertForMaskedLM(cfg), objectives, temperature=0.05, rtl_layers=2,
                          pooling="cls").to(dev).train()
         batch = DAPCollator(tok, a.max_length, objectives, rho=1.0)(pairs, torch.Generator().manual_seed(0))

@@ -21,7 +21,7 @@ appendix B, Tables 2-3) do it:
    other split (DAP: picked on training, reported on test; XTREME: picked on sample).
 
 Exact blocked k-NN search (``common.eval.similarity.knn_both``: both directions from one
-pass over the score matrix) keeps 200k x 200k mining within memory on a CPU. ``knn=`` picks
+pass over the score matrix) keeps 200k x 200k mining within memory on a CPU. ``knn_search=`` picks
 another backend of :mod:`common.eval.knn_index` (faiss flat, or an approximate faiss index for
 corpora too large for exact search); every evaluation uses the exact default.
 """
