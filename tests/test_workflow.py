@@ -255,6 +255,10 @@ def test_hictl_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     assert all("gpu=8" in b for r in ("stage1", "stage2", "random") for b in job_blocks(proc.stdout, f"hictl_nmt_{r}"))
     assert ("--encoder results/paper/hictl/models/xlmr_base/hictl_hns/seed1/model --save-dir "
             "results/paper/hictl/nmt/low_resource/hictl_hns/stage1") in printed
+    # Table 4 binarizes its pairs' WMT'14 training data (the manifest's train_sets), Table 5 the same pairs' IWSLT data
+    assert ('"finetune": ["en-de", "en-fr"], "tests": {"en-de": ["wmt14_newstest2014"], '
+            '"en-fr": ["wmt14_newstest2014"]}, "max_length": 256, "train_set": "wmt14"') in printed
+    assert '"train_set": null' in printed
 
 
 def test_leaderboard_dry_runs(tmp_path):

@@ -11,6 +11,9 @@ Evaluation data (XTREME, Hu et al. 2020): XNLI test and English MultiNLI train, 
 (placed by hand, :func:`common.data.xtreme.panx_layout`), SQuAD v1.1 train with XQuAD, MLQA and TyDiQA-GoldP, BUCC
 2018 and the 36 Tatoeba languages; with ``translate_train`` also XNLI-MT, PAWS-X's translated train sets and
 XTREME's translated SQuAD (the translate-train-all rows).
+
+Translation data (section 4.2, Tables 4-6, :mod:`common.data.translation_paper`): the manifest's ``translation``
+entry, whose test sets join the evaluation sentences of the leakage rule.
 """
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ from pathlib import Path
 import yaml
 
 from common.data import download as dl
-from common.data import loaders, xtreme
+from common.data import loaders, translation, translation_paper, xtreme
 from common.data.corpus import BUCC_SPLITS, _bucc_sentences, _write_train, bucc2018, reservoir_sample, xnli_paper
 from common.data.leakage import LeakageFilter
 from common.eval.qa import read_squad
@@ -99,6 +102,8 @@ def prepare_paper_hictl(out: Path, data_root: Path, spec: dict, base_url: str | 
     tat = d.dest / "tatoeba"
     bucc_pairs, bucc_splits = bucc2018(d, out, spec["bucc_pairs"], spec.get("bucc_test_gold_dir"))
     evals = _evaluation_sentences(m, tat, sorted(pins), out, bucc_pairs)
+    tr = translation_paper.paper_translation(d, out, spec["translation"]) if spec.get("translation") else {}
+    evals.add(translation.test_sentences(tr))  # the NMT test sets are evaluation sets too
     train, dropped = {}, {}
     for lang, pairs in parallel.items():
         train[lang], dropped[lang] = evals.filter_pairs(pairs)
@@ -112,7 +117,7 @@ def prepare_paper_hictl(out: Path, data_root: Path, spec: dict, base_url: str | 
         "kind": "paper_hictl", "train": _write_train(out, train), "train_languages": sorted(train),
         "monolingual": mono_paths, "tatoeba_dir": str(tat), "tatoeba_languages": sorted(pins),
         "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs, "bucc_splits": bucc_splits, **m,
-        "opus_skipped": skipped,
+        "opus_skipped": skipped, **({"translation": tr} if tr else {}),
         "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()) + sum(mono_dropped.values()),
                     "monolingual_dropped": mono_dropped, "eval_sentences": len(evals)},
     }

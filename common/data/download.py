@@ -1,9 +1,11 @@
 """Paper-scale downloads: fetch, verify, extract, convert to the loaders' formats.
 
-Every resource is pinned, in one of two ways, and a mismatch is an error naming the file:
+Every resource is pinned, in one of three ways, and a mismatch is an error naming the file:
 
 * ``sha256`` — the expected digest of the downloaded file (Tatoeba v1: the digests of the
   LASER files at commit 74bc6ae7, as recorded in the shared data manifests);
+* ``md5`` — the digest another project publishes for the file (sacreBLEU's registry of WMT / IWSLT test sets,
+  :mod:`common.data.translation_paper`), checked on every download;
 * ``revision`` — a URL that names an immutable version (OPUS ``/vYYYY/`` releases, a git
   commit). Its digest is written to ``downloads.lock.json`` on first download, and any later
   download must match it (trust on first use, stated in the lock file).
@@ -46,10 +48,11 @@ class Resource:
     url: str
     sha256: str | None = None
     revision: str | None = None
+    md5: str | None = None
 
     def __post_init__(self) -> None:
-        if not (self.sha256 or self.revision):
-            raise ValueError(f"{self.name}: a download must be pinned by sha256 or by a revision in its URL")
+        if not (self.sha256 or self.md5 or self.revision):
+            raise ValueError(f"{self.name}: a download must be pinned by sha256, md5 or a revision in its URL")
 
 
 def _rebase(url: str, base_url: str | None) -> str:
@@ -72,23 +75,28 @@ class Downloader:
         expected = res.sha256 or self.lock.get(res.name, {}).get("sha256")
         if path.exists() and expected and sha256_file(path) == expected:
             return path
+        if path.exists() and res.md5 and not expected and _md5_file(path) == res.md5:
+            return path
         url = _rebase(res.url, self.base_url)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-        h = hashlib.sha256()
+        h, h_md5 = hashlib.sha256(), hashlib.md5(usedforsecurity=False)
         try:
             with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=self.timeout) as resp:
                 while block := resp.read(1 << 20):
                     h.update(block)
+                    h_md5.update(block)
                     out.write(block)
             digest = h.hexdigest()
             if expected and digest != expected:
                 raise ChecksumError(f"{res.name}: sha256 {digest} from {url} does not match the pinned {expected}")
+            if res.md5 and (md5 := h_md5.hexdigest()) != res.md5:
+                raise ChecksumError(f"{res.name}: md5 {md5} from {url} does not match the pinned {res.md5}")
             os.replace(tmp, path)
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
-        if not res.sha256:
+        if not (res.sha256 or res.md5):
             self.lock[res.name] = {"sha256": digest, "revision": res.revision, "url": res.url,
                                    "note": "recorded on first download (trust on first use)"}
             write_json(self.lock_path, self.lock)
@@ -96,9 +104,17 @@ class Downloader:
         return path
 
 
+def _md5_file(path: Path) -> str:
+    h = hashlib.md5(usedforsecurity=False)
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
+
+
 # --------------------------------------------------------------------------- archive readers
 def extract(archive: Path, out_dir: Path) -> Path:
-    """Extract a .zip / .tar.gz / .tar.bz2 safely (no absolute paths, no '..')."""
+    """Extract a .zip / .tar / .tar.gz / .tar.bz2 safely (no absolute paths, no '..')."""
     out_dir.mkdir(parents=True, exist_ok=True)
     name = archive.name
     if name.endswith(".zip"):
@@ -106,7 +122,7 @@ def extract(archive: Path, out_dir: Path) -> Path:
             members = z.namelist()
             _check_members(archive, members)
             z.extractall(out_dir)
-    elif name.endswith((".tar.gz", ".tgz", ".tar.bz2")):
+    elif name.endswith((".tar.gz", ".tgz", ".tar.bz2", ".tar")):
         with tarfile.open(archive) as t:
             _check_members(archive, t.getnames())
             t.extractall(out_dir, filter="data")

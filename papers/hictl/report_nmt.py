@@ -32,7 +32,8 @@ TEST_LABELS = {"iwslt14_test": "IWSLT'14", "multi30k_test_2016_flickr": "Multi30
                "multi30k_test_2017_flickr": "Multi30k 2017", "multi30k_test_2017_mscoco": "Multi30k MSCOCO",
                "multi30k_test_2018_flickr": "Multi30k 2018", "wmt_newstest2021": "newstest2021",
                "wmt_generaltest2022": "generaltest2022", "synthetic_test": "synthetic", "wmt14_newstest2014": "WMT'14",
-               "wmt16_newstest2016": "WMT'16", "iwslt17_test": "IWSLT'17", "wmt19_newstest2019": "WMT'19",
+               "wmt16_newstest2016": "WMT'16", "iwslt17_test": "IWSLT'17", "wmt18_newstest2018": "WMT'18",
+               "wmt19_newstest2019": "WMT'19",
                "iitb_test": "IITB", "flores_devtest": "FLORES"}  # "<label> <pair>" is the paper's column name
 
 

@@ -47,7 +47,8 @@ rule nmt_data:
     params:
         spec=lambda wc: json.dumps({"finetune": NMT["settings"][wc.setting]["finetune"],
                                     "tests": nmtplan.test_sets(NMT, wc.setting),
-                                    "max_length": NMT.get("max_length", 256)}),
+                                    "max_length": NMT.get("max_length", 256),
+                                    "train_set": NMT["settings"][wc.setting].get("train_set")}),
     log:
         P.log("nmt/data/{setting}"),
     benchmark:

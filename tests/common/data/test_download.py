@@ -1,11 +1,5 @@
 """Download code against a local HTTP server serving small files in the real formats."""
-import functools
 import hashlib
-import http.server
-import io
-import tarfile
-import threading
-import urllib.parse
 import zipfile
 from pathlib import Path
 
@@ -14,44 +8,7 @@ import pytest
 from common.data import download as dl
 from common.data import loaders
 
-
-@pytest.fixture
-def server(tmp_path):
-    root = tmp_path / "www"
-    root.mkdir()
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
-    handler.log_message = lambda *a, **k: None
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield root, f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-def serve(root: Path, url: str, data: bytes) -> str:
-    parts = urllib.parse.urlsplit(url)
-    path = root / parts.netloc / parts.path.lstrip("/")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return hashlib.sha256(data).hexdigest()
-
-
-def _zip(members: dict[str, str]) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        for name, text in members.items():
-            z.writestr(name, text)
-    return buf.getvalue()
-
-
-def _tar_bz2(members: dict[str, str], mode: str = "w:bz2") -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode=mode) as t:
-        for name, text in members.items():
-            data = text.encode()
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            t.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
+from .mirror import _tar_bz2, _zip, serve
 
 
 def serve_bucc_one_pair(root: Path, xx: str, text: str) -> None:
@@ -334,11 +291,11 @@ def test_hictl_paper_corpus_from_local_mirror(server, tmp_path, data_root, monke
     """HICTL section 4.1 / appendix A and XTREME's task data: OPUS pairs sampled to Table 8's counts, CC-100 lines,
     XNLI (+ XNLI-MT), PAWS-X, UD POS (CoNLL-U), PAN-X (placed by hand), SQuAD / XQuAD / MLQA / TyDiQA-GoldP (+ the
     translated SQuAD), BUCC, Tatoeba; the leakage rule over every evaluation set, monolingual lines included."""
-    import hashlib
     import lzma
 
     import yaml
 
+    from common.data import translation_paper as tp
     from common.data import xtreme
     from common.data.corpus import prepare
     from common.eval.qa import read_squad
@@ -397,14 +354,24 @@ def test_hictl_paper_corpus_from_local_mirror(server, tmp_path, data_root, monke
     serve(root, xtreme.tydiqa("train").url, _squad_json([("english-1", "Tydi context.", "Tydi q?", "Tydi")]).encode())
     serve(root, xtreme.tydiqa("dev").url, _squad_json([("english-2", "Dev ctx.", "Dev q?", "Dev"),
                                                        ("swahili-3", "Sw ctx.", "Sw q?", "Sw")]).encode())
+    # section 4.2's translation data (one test-only language here); its test sets join the leakage rule
+    stem = "wikipedia_en_ne_si_test_sets/wikipedia.devtest.ne-en"
+    flores = serve(root, f"https://raw.githubusercontent.com/facebookresearch/flores/{tp.FLORES_COMMIT}/"
+                         "previous_releases/floresv1/data/wikipedia_en_ne_si_test_sets.tgz",
+                   _tar_bz2({f"{stem}.ne": "Ne.\n", f"{stem}.en": "Sentence 3.\n"}, "w:gz"))
+    monkeypatch.setattr(tp, "FLORES_V1_SHA256", flores)
+    monkeypatch.setattr(tp, "LANGUAGES", tp._languages())
     spec = {"monolingual": {"languages": ["de", "zh"], "sentences_per_language": 5},
             "parallel": {"de": {"corpora": [["EUbookshop", "v2"], ["Tanzil", "v1"]], "pairs": 100}},
+            "translation": {"languages": ["ne"]},
             "xtreme": {"pawsx_languages": ["en", "de"], "pos_languages": ["de"], "ner_languages": ["en", "de"],
                        "xquad_languages": ["en", "de"], "mlqa_languages": ["en", "de"], "translate_train": True},
             "bucc_pairs": ["de"], "seed": 1}
     m = prepare("paper_hictl", tmp_path / "corpus", data_root, spec, base_url=base)
     assert m["opus_skipped"] == ["Tanzil/v1 de-en"]
-    assert len(loaders.read_tsv_pairs(m["train"]["deu"])) == 20 and m["leakage"]["dropped"]["deu"] == 1  # Tatoeba
+    # a Tatoeba sentence and the FLoRes test sentence leak
+    assert len(loaders.read_tsv_pairs(m["train"]["deu"])) == 19 and m["leakage"]["dropped"]["deu"] == 2
+    assert sorted(m["translation"]) == ["ne-en"]
     # CC-100: non-empty lines; "C de." is a PAWS-X test sentence (dropped); the Chinese file's English line is a
     # PAWS-X *train* sentence, not evaluation data (kept)
     assert sorted(Path(m["monolingual"]["de"]).read_text().splitlines()) == ["Drittes.", "Ein Dokument."]

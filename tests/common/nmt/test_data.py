@@ -39,6 +39,16 @@ def test_setting_data_and_leakage(tmp_path):
     assert (out / "de-en" / "references" / "test_t.txt").read_text().splitlines() == [en[4], "The cat."]
     with pytest.raises(KeyError, match="no test set 'u'"):
         build(manifest, tok_dir, ["de-en"], {"de-en": ["u"]}, tmp_path / "out2")
+    # a named alternative training set (HICTL's Table 4 trains on WMT'14 where Table 5 trains on IWSLT)
+    manifest["translation"]["de-en"]["train_sets"] = {
+        "wmt14": {"train": [_write(d / "wmt.de", de[2:4]), _write(d / "wmt.en", en[2:4])],
+                  "valid": [_write(d / "wmt_valid.de", de[3:4]), _write(d / "wmt_valid.en", en[3:4])]}}
+    build(manifest, tok_dir, ["de-en"], {"de-en": ["t"]}, tmp_path / "out3", train_set="wmt14")
+    assert json.loads((tmp_path / "out3" / "de-en" / "counts.json").read_text()) == {"train": 2, "valid": 1,
+                                                                                      "test_t": 2}
+    assert (tmp_path / "out3" / "filtered" / "de-en" / "train.de").read_text().splitlines() == de[2:4]
+    with pytest.raises(KeyError, match="no training set 'wmt19'"):
+        build(manifest, tok_dir, ["de-en"], {"de-en": ["t"]}, tmp_path / "out4", train_set="wmt19")
 
 
 def test_long_training_pairs_are_dropped_and_test_sentences_kept_whole(tmp_path):
