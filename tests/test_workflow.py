@@ -201,7 +201,8 @@ def test_dap_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     assert all("gpu=1" in b for b in job_blocks(proc.stdout, "dap_evaluate"))
     printed = snakemake(tmp_path, "papers/dap/all", "-n", "-p", "--config", "scale=paper").stdout
     assert "torchrun --standalone --nproc_per_node 8 -m papers.dap.train --experiment dap --scale paper" in printed
-    assert "--task tatoeba@cosine --task bucc@ratio-k4 --task xnli@zero-shot" in printed
+    # every run is scored on Tatoeba, BUCC and XNLI
+    assert printed.count("--task tatoeba@cosine --task bucc@ratio-k4 --task xnli@zero-shot --model-dir") == 26
 
 
 def test_moco_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
@@ -219,6 +220,8 @@ def test_moco_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     assert ("torchrun --standalone --nproc_per_node 4 -m papers.moco.train --experiment moco --scale paper "
             "--method moco ") in printed
     assert "--pretrained hfl/chinese-roberta-wwm-ext" in printed and "--pretrained bert-base-uncased" in printed
+    # every run is scored on Tatoeba, BUCC (distance margin, k = 3) and STS
+    assert printed.count("--task tatoeba@cosine --task bucc@distance-k3 --task sts-en@wmean --model-dir") == 14
 
 
 def test_vmsst_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
