@@ -93,7 +93,7 @@ def main() -> None:
         torch.manual_seed(0)
         cfg = bert_base(a.vocab)
         model = DAPModel(BertForMaskedLM(cfg), objectives, temperature=0.05, rtl_layers=2,
-                         pooling="cls").to(dev).train()
+                         pooling="cls", mask_token_id=tok.mask_token_id).to(dev).train()
         batch = DAPCollator(tok, a.max_length, objectives, rho=1.0)(pairs, torch.Generator().manual_seed(0))
         batch = {k: v.to(dev) for k, v in batch.items()}
         tokens = int(batch["src_attention_mask"].sum() + batch["trg_attention_mask"].sum())

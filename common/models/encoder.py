@@ -14,6 +14,7 @@ sentence-transformers loads as ``SentenceTransformer(path)`` (modules.json + poo
 """
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import logging
@@ -137,6 +138,26 @@ def mlm_head(mlm: PreTrainedModel) -> nn.Module:
         if hasattr(mlm, name):
             return getattr(mlm, name)
     raise TypeError(f"{type(mlm).__name__} has no known MLM head attribute")
+
+
+def lm_head_on(head: nn.Module, vocabulary: torch.Tensor) -> nn.Module:
+    """A copy of an MLM head that predicts the token ids ``vocabulary`` (V',) only, in that order: the logits of
+    ``head(h)[..., vocabulary]`` with V'/V of the output projection's parameters and cost. BERT's head
+    (``predictions.decoder``) and RoBERTa / XLM-R's (``decoder``) are supported."""
+    head = copy.deepcopy(head)
+    owner = head.predictions if hasattr(head, "predictions") else head
+    old = getattr(owner, "decoder", None)
+    if not isinstance(old, nn.Linear):
+        raise TypeError(f"a vocabulary subset is not supported for {type(head).__name__}")
+    new = nn.Linear(old.in_features, len(vocabulary), bias=old.bias is not None)
+    with torch.no_grad():
+        new.weight.copy_(old.weight[vocabulary])
+        if old.bias is not None:
+            new.bias.copy_(old.bias[vocabulary])
+    owner.decoder = new
+    if isinstance(getattr(owner, "bias", None), nn.Parameter):
+        owner.bias = new.bias  # HF ties the head's bias to its decoder's
+    return head
 
 
 class SentenceEncoder(nn.Module):

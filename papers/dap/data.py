@@ -60,7 +60,8 @@ class DAPCollator:
         """The RTL head's targets. ``rtl_labels`` hold the reconstructed side's word pieces (CLS dropped,
         specials and padding -100) at the positions chosen with probability rho (at least one per
         sentence); ``rtl_keep`` marks the other real positions, whose contextual states the model feeds
-        to the head unmasked (section 5.2's leakage); every real position gets a [MASK] input id."""
+        to the head unmasked (section 5.2's leakage); ``rtl_attention_mask`` marks the real positions, each a
+        [MASK] slot for the head."""
         B, S = src_ids.shape
         if self.direction == "xx2en":
             from_en = torch.zeros(B, dtype=torch.long)
@@ -77,13 +78,11 @@ class DAPCollator:
         if none.any():
             noise = torch.rand(target.shape, generator=gen).masked_fill(~real, -1.0)
             chosen[none, noise[none].argmax(1)] = True
-        inputs = torch.where(real, torch.full_like(target, self.tok.mask_token_id),
-                             torch.full_like(target, self.tok.pad_token_id))
         labels = torch.where(chosen, target, torch.full_like(target, -100))
         lang = torch.tensor(langs, dtype=torch.long)
         english = torch.full_like(lang, ENGLISH_ID)
         return {
-            "rtl_from_en": from_en, "rtl_input_ids": inputs, "rtl_attention_mask": real.long(),
+            "rtl_from_en": from_en, "rtl_attention_mask": real.long(),
             "rtl_keep": real & ~chosen, "rtl_labels": labels,
             "rtl_src_lang": torch.where(fe[:, 0], english, lang), "rtl_trg_lang": torch.where(fe[:, 0], lang, english),
         }

@@ -28,7 +28,8 @@ from papers.dap.rtl import RTLHead, rtl_loss
 class DAPModel(nn.Module):
     def __init__(self, mlm: PreTrainedModel, objectives: list[str], *, temperature: float, margin: float = 0.0,
                  rtl_layers: int = 2, direction: str = "xx2en", rtl_weight: float = 1.0, tlm_weight: float = 1.0,
-                 num_languages: int = 0, pooling: str = "cls"):
+                 num_languages: int = 0, pooling: str = "cls", rtl_vocabulary: list[int] | None = None,
+                 mask_token_id: int | None = None):
         super().__init__()
         unknown = set(objectives) - {"tr", "tlm", "rtl"}
         if unknown or "tr" not in objectives:
@@ -37,8 +38,13 @@ class DAPModel(nn.Module):
         self.encoder = SentenceEncoder(mlm.base_model, pooling)
         self.tr = TranslationRankingLoss(temperature=temperature, margin=margin)
         self.mlm_head = mlm_head(mlm) if "tlm" in objectives else None
-        self.rtl = (RTLHead(mlm, rtl_layers, num_languages if direction != "xx2en" else 0)
-                    if "rtl" in objectives else None)
+        if rtl_vocabulary is not None and direction != "xx2en":
+            raise ValueError("an English-only RTL vocabulary needs direction xx2en (other directions have "
+                             "non-English targets)")
+        if "rtl" in objectives and mask_token_id is None:
+            raise ValueError("RTL needs the tokenizer's [MASK] id (mask_token_id): every target slot is a [MASK]")
+        self.rtl = (RTLHead(mlm, rtl_layers, mask_token_id, num_languages if direction != "xx2en" else 0,
+                            rtl_vocabulary) if "rtl" in objectives else None)
         self.direction, self.rtl_weight, self.tlm_weight = direction, rtl_weight, tlm_weight
 
     def forward(self, src_input_ids, src_attention_mask, trg_input_ids, trg_attention_mask, **extra) -> dict:
@@ -70,11 +76,15 @@ class DAPModel(nn.Module):
         target_states = torch.where(fe, src_h, trg_h)[:, 1:]  # (B, S-1, D): the side reconstructed
         target_ids = torch.where(from_en[:, None], extra["src_input_ids"], extra["trg_input_ids"])  # (B, S)
         positions = position_ids_like(self.rtl.embeddings, target_ids)[:, 1:]  # the encoder's own numbering
-        logits = self.rtl(states, mask, extra["rtl_input_ids"], extra["rtl_attention_mask"], positions,
-                          target_states, extra.get("rtl_keep"), extra.get("rtl_src_lang"), extra.get("rtl_trg_lang"))
-        labels = extra["rtl_labels"]
+        labels = extra["rtl_labels"]  # (B, S-1), -100 where nothing is reconstructed
+        scored = labels != -100
+        logits = self.rtl(states, mask, extra["rtl_attention_mask"], positions,
+                          target_states, extra.get("rtl_keep"), extra.get("rtl_src_lang"), extra.get("rtl_trg_lang"),
+                          scored=scored)  # (M, V): the scored positions only
+        targets = self.rtl.targets(labels[scored])  # (M,)
         if self.direction != "both":
-            return rtl_loss(logits, labels)
+            return rtl_loss(logits, targets)
         # Section 5.1: each direction on half of the batch, the two losses averaged.
-        halves = [rtl_loss(logits[sel], labels[sel]) for sel in (~from_en, from_en) if sel.any()]
+        row_from_en = from_en[:, None].expand_as(labels)[scored]  # (M,)
+        halves = [rtl_loss(logits[sel], targets[sel]) for sel in (~row_from_en, row_from_en) if sel.any()]
         return sum(halves) / len(halves)

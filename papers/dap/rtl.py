@@ -7,7 +7,10 @@ with cross-entropy to predict the target tokens at the [MASK] positions (eq. 6).
 
 Initialisation (section 4.2): the K layers are copies of the encoder's last K layers;
 the head owns copies of the encoder's embedding layer (for the [MASK] inputs and their
-positions) and of its MLM output head (the authors' code does the same).
+positions) and of its MLM output head (the authors' code does the same). Of the copied word
+embeddings only the [MASK] row is ever read (every target slot is a [MASK]; padding slots are masked
+out), so the head keeps that row alone: the same outputs without a second vocabulary-sized table
+(mBERT: 92M parameters with their gradients and AdamW state).
 
 Choices where the paper is silent, written down:
 * Targets are the target's word pieces without [CLS] and [SEP] (eq. 4 has S_y slots for
@@ -21,6 +24,13 @@ Choices where the paper is silent, written down:
 * Directions other than xx->en (section 5.1) add a learned language embedding to every
   input position of the head (source positions: source language, target positions: the
   language to reconstruct), "like TLM". It starts at zero, so it is inert for xx->en.
+
+An option beyond the paper (config ``dap.rtl_vocabulary: english``): eq. 6's softmax over the English
+part of the vocabulary only, as the DAP authors' code predicts, the word pieces of the training
+corpus's English side (every English target is one of them). The logits are computed for those
+columns only (the head's output projection keeps those rows, :func:`common.models.encoder.lm_head_on`):
+with mBERT's 119,547-token vocabulary that projection, its gradient and optimizer state are most of
+DAP's cost over TR. It only applies to xx->en, whose targets are English.
 """
 from __future__ import annotations
 
@@ -31,34 +41,49 @@ import torch.nn.functional as F
 from torch import nn
 from transformers import PreTrainedModel
 
-from common.models.encoder import mlm_head
+from common.models.encoder import lm_head_on, mlm_head
 
 
 class RTLHead(nn.Module):
-    def __init__(self, mlm: PreTrainedModel, num_layers: int, num_languages: int = 0):
+    def __init__(self, mlm: PreTrainedModel, num_layers: int, mask_token_id: int, num_languages: int = 0,
+                 vocabulary: list[int] | None = None):
         super().__init__()
         base = mlm.base_model
         layers = base.encoder.layer
         if not 1 <= num_layers <= len(layers):
             raise ValueError(f"RTL head depth K={num_layers} must be in 1..{len(layers)} (encoder layers)")
         self.embeddings = copy.deepcopy(base.embeddings)
+        self.mask_embedding = nn.Parameter(self.embeddings.word_embeddings.weight[mask_token_id].detach().clone())
+        self.embeddings.word_embeddings = None  # only the [MASK] row is read: kept above, (D,)
         self.layers = nn.ModuleList(copy.deepcopy(layers[-num_layers:]))
-        self.lm_head = copy.deepcopy(mlm_head(mlm))
         self.language_embeddings = nn.Embedding(num_languages, base.config.hidden_size) if num_languages else None
         if self.language_embeddings is not None:
             nn.init.zeros_(self.language_embeddings.weight)
-        self.mask_token_id: int | None = None  # set by the caller from the tokenizer
+        ids = index = None  # the token ids predicted, (V',), and token id -> column (-1: absent); None: all
+        if vocabulary is not None:
+            ids = torch.tensor(sorted(set(vocabulary)), dtype=torch.long)
+            index = torch.full((base.config.vocab_size,), -1, dtype=torch.long)
+            index[ids] = torch.arange(len(ids))
+        self.register_buffer("vocabulary", ids)
+        self.register_buffer("vocabulary_index", index)
+        self.lm_head = copy.deepcopy(mlm_head(mlm)) if ids is None else lm_head_on(mlm_head(mlm), ids)
 
-    def forward(self, src_states: torch.Tensor, src_mask: torch.Tensor, trg_input_ids: torch.Tensor,
-                trg_mask: torch.Tensor, trg_position_ids: torch.Tensor, trg_states: torch.Tensor | None = None,
+    def mask_inputs(self, position_ids: torch.Tensor) -> torch.Tensor:
+        """(B, Sy) position ids -> (B, Sy, D): the embedding layer's output for a [MASK] at each position."""
+        words = self.mask_embedding.expand(*position_ids.shape, -1)  # (B, Sy, D)
+        return self.embeddings(inputs_embeds=words, position_ids=position_ids,
+                               token_type_ids=torch.zeros_like(position_ids))
+
+    def forward(self, src_states: torch.Tensor, src_mask: torch.Tensor, trg_mask: torch.Tensor,
+                trg_position_ids: torch.Tensor, trg_states: torch.Tensor | None = None,
                 trg_keep: torch.Tensor | None = None, src_lang: torch.Tensor | None = None,
-                trg_lang: torch.Tensor | None = None) -> torch.Tensor:
+                trg_lang: torch.Tensor | None = None, scored: torch.Tensor | None = None) -> torch.Tensor:
         """src_states: (B, Sx, D) token states without [CLS]; src_mask: (B, Sx);
-        trg_input_ids: (B, Sy) [MASK] (or padding) ids; trg_mask: (B, Sy); trg_position_ids: (B, Sy);
+        trg_mask: (B, Sy) the target's real positions, each fed a [MASK]; trg_position_ids: (B, Sy);
         trg_states: (B, Sy, D) the target's own contextual states, fed where trg_keep (B, Sy) is True
-        (rho < 1); returns vocabulary logits at the target positions, (B, Sy, V)."""
-        trg = self.embeddings(input_ids=trg_input_ids, position_ids=trg_position_ids,
-                              token_type_ids=torch.zeros_like(trg_input_ids))  # (B, Sy, D)
+        (rho < 1); returns vocabulary logits at the target positions, (B, Sy, V), or with ``scored`` (B, Sy)
+        at those positions only, (M, V); V is the head's vocabulary (all, or ``vocabulary``)."""
+        trg = self.mask_inputs(trg_position_ids)  # (B, Sy, D)
         if trg_keep is not None and trg_keep.any():
             trg = torch.where(trg_keep[..., None], trg_states.to(trg.dtype), trg)
         if self.language_embeddings is not None and src_lang is not None:
@@ -70,7 +95,20 @@ class RTLHead(nn.Module):
         for layer in self.layers:
             h = layer(h, attention_mask=ext)
             h = h[0] if isinstance(h, tuple) else h
-        return self.lm_head(h[:, src_states.shape[1]:])  # (B, Sy, V)
+        out = h[:, src_states.shape[1]:]  # (B, Sy, D)
+        if scored is not None:
+            out = out[scored]  # (M, D): no vocabulary softmax at unscored positions (padding, kept tokens)
+        return self.lm_head(out)  # (B, Sy, V) or (M, V)
+
+    def targets(self, labels: torch.Tensor) -> torch.Tensor:
+        """Token ids -> the head's logit columns (the ids themselves when it predicts the whole vocabulary)."""
+        if self.vocabulary is None:
+            return labels
+        columns = self.vocabulary_index[labels]
+        if (columns < 0).any():
+            raise ValueError("an RTL target token is outside the head's vocabulary (rtl_vocabulary: english needs "
+                             "English targets, direction xx2en, and the vocabulary of the training corpus)")
+        return columns
 
 
 def rtl_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:

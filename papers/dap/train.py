@@ -30,13 +30,25 @@ def load_examples(manifest: dict) -> list[tuple[str, str, int]]:
     return [(a, b, ids[lang]) for lang, path in sorted(manifest["train"].items()) for a, b in read_tsv_pairs(path)]
 
 
-def build_model(cfg: dict, method: dict, init: str, tokenizer, num_languages: int) -> DAPModel:
+def english_vocabulary(tokenizer, english: list[str], max_length: int) -> list[int]:
+    """The word pieces of the English training sentences as the collator truncates them (every RTL target of
+    xx->en is one of them): the head's vocabulary under ``dap.rtl_vocabulary: english`` (papers/dap/rtl.py)."""
+    ids: set[int] = set()
+    for i in range(0, len(english), 4096):
+        for row in tokenizer(english[i:i + 4096], truncation=True, max_length=max_length)["input_ids"]:
+            ids.update(row)
+    return sorted(ids)
+
+
+def build_model(cfg: dict, method: dict, init: str, tokenizer, num_languages: int,
+                rtl_vocabulary: list[int] | None = None) -> DAPModel:
     """The DAP training model of one method (``variants.resolve``) on encoder ``init``."""
     d = cfg["dap"]
     mlm = build_mlm_model(EncoderSpec(**cfg["encoders"][init]), vocab_size=len(tokenizer))
     return DAPModel(mlm, method["objectives"], temperature=d["temperature"], margin=d.get("margin", 0.0),
                     rtl_layers=method["rtl_layers"], direction=method["direction"], rtl_weight=d["rtl_weight"],
-                    tlm_weight=d.get("tlm_weight", 1.0), num_languages=num_languages, pooling=cfg["pooling"])
+                    tlm_weight=d.get("tlm_weight", 1.0), num_languages=num_languages, pooling=cfg["pooling"],
+                    rtl_vocabulary=rtl_vocabulary, mask_token_id=tokenizer.mask_token_id)
 
 
 def collator(cfg: dict, method: dict, tokenizer) -> DAPCollator:
@@ -54,12 +66,18 @@ class DAPRecipe:
         method = variants.resolve(run.method, cfg["dap"])
         tokenizer = load_tokenizer(run.tokenizer)
         lang_ids = language_ids(manifest)
-        model = build_model(cfg, method, run.init, tokenizer, num_languages=len(lang_ids))
+        vocab = None  # the whole vocabulary (eq. 6); English only as an option, for xx->en (its targets are English)
+        if cfg["dap"].get("rtl_vocabulary", "all") == "english" and "rtl" in method["objectives"] \
+                and method["direction"] == "xx2en":
+            vocab = english_vocabulary(tokenizer, [en for _, en, _ in load_examples(manifest)],
+                                       cfg["training"]["max_length"])
+        model = build_model(cfg, method, run.init, tokenizer, num_languages=len(lang_ids), rtl_vocabulary=vocab)
 
         def save(trained: DAPModel, out: Path) -> None:
             save_sentence_encoder(trained.encoder, tokenizer, out, cfg["eval"]["max_length"])
 
-        return Built(model, collator(cfg, method, tokenizer), save, {**method, "languages": lang_ids})
+        info = {**method, "languages": lang_ids, **({"rtl_vocabulary_size": len(vocab)} if vocab else {})}
+        return Built(model, collator(cfg, method, tokenizer), save, info)
 
 
 if __name__ == "__main__":

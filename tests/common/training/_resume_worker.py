@@ -17,7 +17,7 @@ tok = train_wordpiece([s for a, b, _ in pairs for s in (a, b)], 100, f"{out}/tok
 torch.manual_seed(0)
 mlm = build_mlm_model(EncoderSpec(hidden_size=16, num_layers=2, num_heads=2, intermediate_size=32, dropout=0.1),
                       len(tok))
-model = DAPModel(mlm, ["tr", "rtl"], temperature=0.1, rtl_layers=1, pooling="mean")
+model = DAPModel(mlm, ["tr", "rtl"], temperature=0.1, rtl_layers=1, pooling="mean", mask_token_id=tok.mask_token_id)
 args = TrainingArguments(output_dir=f"{out}/run", max_steps=max_steps, global_batch_size=8, learning_rate=1e-3,
                          warmup_steps=2, save_every=save_every, log_every=1, seed=5, stop_after=stop_after)
 trainer = Trainer(model, pairs, DAPCollator(tok, 16, ["tr", "rtl"], rho=0.5), args)

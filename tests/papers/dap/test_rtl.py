@@ -25,13 +25,18 @@ def mlm(tok):
 
 def test_head_copies_last_k_layers(tok):
     m = mlm(tok)
-    head = RTLHead(m, num_layers=2)
+    head = RTLHead(m, num_layers=2, mask_token_id=tok.mask_token_id)
     enc_layers = m.base_model.encoder.layer
     for copied, original in zip(head.layers, enc_layers[-2:]):
         for p1, p2 in zip(copied.parameters(), original.parameters()):
             assert torch.equal(p1, p2) and p1.data_ptr() != p2.data_ptr()  # same values, own parameters
+    # of the word embeddings only the [MASK] row is copied (the only one the head reads)
+    word = m.base_model.embeddings.word_embeddings.weight
+    assert torch.equal(head.mask_embedding, word[tok.mask_token_id]) and head.embeddings.word_embeddings is None
+    assert sum(p.numel() for p in head.embeddings.parameters()) == sum(
+        p.numel() for n, p in m.base_model.embeddings.named_parameters() if not n.startswith("word_embeddings"))
     with pytest.raises(ValueError, match="1..4"):
-        RTLHead(m, num_layers=5)
+        RTLHead(m, num_layers=5, mask_token_id=tok.mask_token_id)
 
 
 def test_collator_rtl_targets(tok):
@@ -41,7 +46,7 @@ def test_collator_rtl_targets(tok):
     real = b["trg_attention_mask"][:, 1:].bool() & ~torch.isin(trg, torch.tensor(tok.all_special_ids))
     assert torch.equal(b["rtl_labels"] == -100, ~real)  # rho = 1: every English word piece is reconstructed
     assert torch.equal(b["rtl_labels"][real], trg[real])
-    assert (b["rtl_input_ids"][real] == tok.mask_token_id).all() and not b["rtl_keep"].any()
+    assert torch.equal(b["rtl_attention_mask"].bool(), real) and not b["rtl_keep"].any()  # a [MASK] slot each
     half = DAPCollator(tok, 16, ["tr", "rtl"], rho=0.3, direction="both")(PAIRS, torch.Generator().manual_seed(0))
     assert half["rtl_from_en"].tolist() == [0, 0, 1, 1]
     assert ((half["rtl_labels"] != -100).sum(1) >= 1).all()  # at least one target per sentence
@@ -53,7 +58,8 @@ def test_collator_rtl_targets(tok):
 def test_variants_train_one_step(tok, name):
     method = variants.resolve(name, {"rtl_layers": 2, "rho": 1.0, "direction": "xx2en"})
     model = DAPModel(mlm(tok), method["objectives"], temperature=0.05, rtl_layers=method["rtl_layers"],
-                     direction=method["direction"], num_languages=3, pooling="cls")
+                     direction=method["direction"], num_languages=3, pooling="cls",
+                     mask_token_id=tok.mask_token_id)
     col = DAPCollator(tok, 16, method["objectives"], rho=method["rho"], direction=method["direction"])
     out = model(**col(PAIRS, torch.Generator().manual_seed(0)))
     out["loss"].backward()
@@ -81,7 +87,7 @@ def test_tlm_loss_against_a_naive_computation(tok):
 
 def test_rtl_loss_ignores_cls_state(tok):
     """RTL reads token states without [CLS] (section 3.3.2): changing the CLS state leaves it unchanged."""
-    model = DAPModel(mlm(tok), ["tr", "rtl"], temperature=0.05).eval()
+    model = DAPModel(mlm(tok), ["tr", "rtl"], temperature=0.05, mask_token_id=tok.mask_token_id).eval()
     b = DAPCollator(tok, 16, ["tr", "rtl"])(PAIRS, torch.Generator().manual_seed(0))
     with torch.no_grad():
         _, src_h = model.encoder(b["src_input_ids"], b["src_attention_mask"])
@@ -101,22 +107,21 @@ def test_unknown_variant():
 
 
 def test_rtl_head_ignores_padded_positions(tok):
-    head = RTLHead(mlm(tok), num_layers=2).eval()
+    head = RTLHead(mlm(tok), num_layers=2, mask_token_id=tok.mask_token_id).eval()
     g = torch.Generator().manual_seed(0)
     states = torch.randn(2, 5, 16, generator=g)
     src_mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]])
-    trg_ids = torch.full((2, 3), tok.mask_token_id)
     trg_mask = torch.tensor([[1, 1, 0], [1, 1, 1]])
     pos = torch.arange(1, 4).expand(2, 3)
     with torch.no_grad():
-        a = head(states, src_mask, trg_ids, trg_mask, pos)
+        a = head(states, src_mask, trg_mask, pos)
         states[0, 3:] += 100.0  # padded source positions of sentence 0
-        b = head(states, src_mask, trg_ids, trg_mask, pos)
+        b = head(states, src_mask, trg_mask, pos)
     assert torch.allclose(a[0, :2], b[0, :2], atol=1e-5)  # real target positions of sentence 0 unchanged
     assert torch.allclose(a[1], b[1], atol=1e-6)
     states[0, 0] += 100.0  # the same change at a real source position does matter
     with torch.no_grad():
-        c = head(states, src_mask, trg_ids, trg_mask, pos)
+        c = head(states, src_mask, trg_mask, pos)
     assert (a[0, :2] - c[0, :2]).abs().max() > 1e-3
 
 
@@ -140,7 +145,7 @@ def model_and_batch(tok, rho=1.0, direction="xx2en", num_languages=0, dropout=0.
     m = build_mlm_model(EncoderSpec(hidden_size=16, num_layers=4, num_heads=2, intermediate_size=32, dropout=dropout),
                         len(tok))
     model = DAPModel(m, ["tr", "rtl"], temperature=0.05, rtl_layers=2, direction=direction,
-                     num_languages=num_languages, pooling="mean").eval()
+                     num_languages=num_languages, pooling="mean", mask_token_id=tok.mask_token_id).eval()
     b = DAPCollator(tok, 16, ["tr", "rtl"], rho=rho, direction=direction)(PAIRS, torch.Generator().manual_seed(3))
     return model, b
 
@@ -159,8 +164,7 @@ def test_kept_target_positions_receive_the_targets_contextual_states(tok):
     assert keep.any() and (b["rtl_labels"] != -100).any()
     assert torch.allclose(head_trg[keep], trg_h[:, 1:][keep], atol=1e-6)
     masked = b["rtl_labels"] != -100
-    mask_emb = model.rtl.embeddings(input_ids=b["rtl_input_ids"], position_ids=cap.positions,
-                                    token_type_ids=torch.zeros_like(b["rtl_input_ids"]))
+    mask_emb = model.rtl.mask_inputs(cap.positions)
     assert torch.allclose(head_trg[masked], mask_emb[masked], atol=1e-6)
 
 
@@ -199,9 +203,10 @@ def test_rtl_loss_against_a_naive_loop(tok):
             source = src_h[i, 1:n_src]  # without [CLS], with [SEP]
             trg_ids = b["trg_input_ids"][i, : int(b["trg_attention_mask"][i].sum())].tolist()
             slots = [j for j, t in enumerate(trg_ids) if j > 0 and t not in specials]  # positions in the target
-            masks = model.rtl.embeddings(input_ids=torch.full((1, len(slots)), tok.mask_token_id),
-                                         position_ids=torch.tensor([slots]),
-                                         token_type_ids=torch.zeros(1, len(slots), dtype=torch.long))[0]
+            word = model.encoder.backbone.embeddings.word_embeddings.weight[tok.mask_token_id]  # the copied [MASK]
+            pos = model.rtl.embeddings.position_embeddings(torch.tensor(slots))
+            types = model.rtl.embeddings.token_type_embeddings(torch.zeros(len(slots), dtype=torch.long))
+            masks = model.rtl.embeddings.LayerNorm(word + pos + types)
             h = torch.cat([source, masks])[None]
             for layer in model.rtl.layers:
                 h = layer(h, attention_mask=torch.zeros(1, 1, 1, h.shape[1]))
@@ -249,7 +254,8 @@ def test_rtl_position_ids_follow_xlmr_numbering():
     cfg = XLMRobertaConfig(vocab_size=len(words), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
                            intermediate_size=32, max_position_embeddings=40, pad_token_id=1, type_vocab_size=1)
     torch.manual_seed(0)
-    model = DAPModel(XLMRobertaForMaskedLM(cfg), ["tr", "rtl"], temperature=0.05, rtl_layers=1).eval()
+    model = DAPModel(XLMRobertaForMaskedLM(cfg), ["tr", "rtl"], temperature=0.05, rtl_layers=1,
+                     mask_token_id=xtok.mask_token_id).eval()
     pairs = [("ku ma so", "the man sees a dog", 1), ("li", "a dog", 1)]
     b = DAPCollator(xtok, 16, ["tr", "rtl"])(pairs, torch.Generator().manual_seed(0))
     cap = Capture(model)
@@ -259,3 +265,78 @@ def test_rtl_position_ids_follow_xlmr_numbering():
     assert torch.equal(cap.positions, own[:, 1:])
     assert cap.positions[0, :5].tolist() == [3, 4, 5, 6, 7] and cap.positions[1, 0] == 3
     assert (cap.positions[1, 3:] == 1).all()  # padding keeps the padding row, as in the encoder
+
+
+def test_lm_head_on_a_vocabulary_subset(tok):
+    """The subset head's logits are the full head's columns, for BERT's head and XLM-R's; it holds V' rows."""
+    from transformers import XLMRobertaConfig, XLMRobertaForMaskedLM
+
+    from common.models.encoder import lm_head_on, mlm_head
+
+    h = torch.randn(3, 5, 16, generator=torch.Generator().manual_seed(0))
+    ids = torch.tensor([2, 7, 11, 40])
+    xlmr = XLMRobertaForMaskedLM(XLMRobertaConfig(vocab_size=60, hidden_size=16, num_hidden_layers=1,
+                                                  num_attention_heads=2, intermediate_size=32))
+    for model in (mlm(tok), xlmr):
+        head = mlm_head(model).eval()
+        small = lm_head_on(head, ids).eval()
+        with torch.no_grad():
+            assert torch.allclose(small(h), head(h)[..., ids], atol=1e-5)
+        n_full, n_small = (sum(p.numel() for p in x.parameters()) for x in (head, small))
+        assert n_full - n_small == (len(model.get_input_embeddings().weight) - len(ids)) * (16 + 1)
+
+
+def test_english_vocabulary_loss_against_a_naive_softmax(tok):
+    """rtl_vocabulary: english -- eq. 6's cross-entropy with the softmax over the English word pieces only:
+    log-softmax of the full head's logits restricted to those columns, at every target position."""
+    from papers.dap.train import english_vocabulary
+
+    english = english_vocabulary(tok, [b for _, b, _ in PAIRS], 16)
+    assert set(english) >= {i for _, b, _ in PAIRS for i in tok(b)["input_ids"]}
+    assert len(english) < len(tok)
+    torch.manual_seed(0)
+    m = build_mlm_model(EncoderSpec(hidden_size=16, num_layers=4, num_heads=2, intermediate_size=32), len(tok))
+    model = DAPModel(m, ["tr", "rtl"], temperature=0.05, rtl_layers=2, pooling="mean",
+                     rtl_vocabulary=english, mask_token_id=tok.mask_token_id).eval()
+    full_model = DAPModel(m, ["tr", "rtl"], temperature=0.05, rtl_layers=2, pooling="mean",
+                          mask_token_id=tok.mask_token_id).eval()
+    b = DAPCollator(tok, 16, ["tr", "rtl"])(PAIRS, torch.Generator().manual_seed(3))
+    with torch.no_grad():
+        _, src_h = model.encoder(b["src_input_ids"], b["src_attention_mask"])
+        _, trg_h = model.encoder(b["trg_input_ids"], b["trg_attention_mask"])
+        fast = model._rtl(src_h, b["src_attention_mask"], trg_h, b["trg_attention_mask"], dict(b))
+        states, mask = src_h[:, 1:], b["src_attention_mask"][:, 1:]
+        positions = torch.arange(1, mask.shape[1] + 1).expand_as(mask)
+        full = full_model.rtl(states, mask, b["rtl_attention_mask"], positions)  # (B, S-1, V): the whole head
+        labels = b["rtl_labels"]
+        total, count = 0.0, 0
+        for i, j in (labels != -100).nonzero().tolist():
+            logp = torch.log_softmax(full[i, j, english], -1)
+            total += float(-logp[english.index(int(labels[i, j]))])
+            count += 1
+    assert float(fast) == pytest.approx(total / count, rel=1e-5)
+    with pytest.raises(ValueError, match="direction xx2en"):
+        DAPModel(mlm(tok), ["tr", "rtl"], temperature=0.05, direction="both", num_languages=3,
+                 rtl_vocabulary=english, mask_token_id=tok.mask_token_id)
+    with pytest.raises(ValueError, match="outside the head's vocabulary"):
+        model.rtl.targets(torch.tensor([max(set(range(len(tok))) - set(english))]))
+
+
+def test_recipe_builds_the_english_vocabulary_for_xx2en_runs_only(tok, tmp_path):
+    from types import SimpleNamespace
+
+    from common.config import load_paper_config
+    from papers.dap.train import DAPRecipe
+
+    tsv = tmp_path / "qaa.tsv"
+    tsv.write_text("".join(f"{a}\t{b}\n" for a, b, _ in PAIRS))
+    tok.save_pretrained(tmp_path / "tok")
+    cfg = load_paper_config("dap", "smoke")
+    cfg["dap"]["rtl_vocabulary"] = "english"
+    for method, size in (("dap", len({i for _, b, _ in PAIRS for i in tok(b)["input_ids"]})), ("dap_dir-both", None),
+                         ("tr", None)):
+        run = SimpleNamespace(method=method, tokenizer=str(tmp_path / "tok"), init=next(iter(cfg["encoders"])))
+        built = DAPRecipe().build(cfg, run, {"train": {"qaa": str(tsv)}})
+        assert built.method.get("rtl_vocabulary_size") == size
+        if size:
+            assert len(built.model.rtl.vocabulary) == size
