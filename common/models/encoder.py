@@ -216,24 +216,24 @@ def autocast(device: str | torch.device, precision: str):
     return torch.autocast(torch.device(device).type, dtype=dtype, enabled=dtype is not None)
 
 
-@torch.no_grad()
 def encode_sentences(encoder: SentenceEncoder, tokenizer, sentences: list[str], *, batch_size: int = 128,
                      max_length: int = 128, device: str | torch.device = "cpu", precision: str = "fp32",
                      projection: nn.Module | None = None) -> torch.Tensor:
-    """Embed sentences in length-sorted batches; returns (N, D) float32 in input order. ``precision`` "bf16"
-    runs the encoder under autocast (CPU AMX or GPU tensor cores); ``projection`` maps the pooled vector
-    (e.g. VMSST's mean of the semantic variable)."""
+    """Embed sentences in length-sorted batches, longest first (the largest batch allocates first, as in
+    sentence-transformers), under ``inference_mode``; returns (N, D) float32 in input order (a normal tensor).
+    ``precision`` "bf16" runs the encoder under autocast (CPU AMX or GPU tensor cores); ``projection`` maps the
+    pooled vector (e.g. VMSST's mean of the semantic variable)."""
     encoder.eval()
-    order = sorted(range(len(sentences)), key=lambda i: len(sentences[i]))
+    order = sorted(range(len(sentences)), key=lambda i: -len(sentences[i]))
     dim = projection.out_features if projection is not None else encoder.backbone.config.hidden_size
-    out = torch.empty(len(sentences), dim)
+    out = torch.empty(len(sentences), dim)  # allocated outside inference mode: callers may modify it in place
     for start in range(0, len(order), batch_size):
         idx = order[start:start + batch_size]
         batch = tokenizer([sentences[i] for i in idx], padding=True, truncation=True,
                           max_length=max_length, return_tensors="pt").to(device)
-        with autocast(device, precision):
+        with torch.inference_mode(), autocast(device, precision):
             emb, _ = encoder(batch["input_ids"], batch["attention_mask"])
             if projection is not None:
                 emb = projection(emb)
-        out[idx] = emb.float().cpu()
+            out[idx] = emb.float().cpu()
     return out
