@@ -144,20 +144,25 @@ def lm_head_on(head: nn.Module, vocabulary: torch.Tensor) -> nn.Module:
     """A copy of an MLM head that predicts the token ids ``vocabulary`` (V',) only, in that order: the logits of
     ``head(h)[..., vocabulary]`` with V'/V of the output projection's parameters and cost. BERT's head
     (``predictions.decoder``) and RoBERTa / XLM-R's (``decoder``) are supported."""
-    head = copy.deepcopy(head)
     owner = head.predictions if hasattr(head, "predictions") else head
     old = getattr(owner, "decoder", None)
     if not isinstance(old, nn.Linear):
         raise TypeError(f"a vocabulary subset is not supported for {type(head).__name__}")
-    new = nn.Linear(old.in_features, len(vocabulary), bias=old.bias is not None)
-    with torch.no_grad():
-        new.weight.copy_(old.weight[vocabulary])
-        if old.bias is not None:
-            new.bias.copy_(old.bias[vocabulary])
-    owner.decoder = new
-    if isinstance(getattr(owner, "bias", None), nn.Parameter):
-        owner.bias = new.bias  # HF ties the head's bias to its decoder's
-    return head
+    rows = vocabulary.to(old.weight.device)
+    new = nn.Linear(old.in_features, len(rows), bias=old.bias is not None, device="meta")
+    new.weight = nn.Parameter(old.weight.detach()[rows].clone())  # no random init: the RNG stream is untouched
+    if old.bias is not None:
+        new.bias = nn.Parameter(old.bias.detach()[rows].clone())
+    owner.decoder = None  # the copy below skips the full-vocabulary projection
+    try:
+        copied = copy.deepcopy(head)
+    finally:
+        owner.decoder = old
+    target = copied.predictions if hasattr(copied, "predictions") else copied
+    target.decoder = new
+    if isinstance(getattr(target, "bias", None), nn.Parameter):
+        target.bias = new.bias  # HF ties the head's bias to its decoder's
+    return copied
 
 
 class SentenceEncoder(nn.Module):

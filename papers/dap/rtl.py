@@ -53,8 +53,11 @@ class RTLHead(nn.Module):
         if not 1 <= num_layers <= len(layers):
             raise ValueError(f"RTL head depth K={num_layers} must be in 1..{len(layers)} (encoder layers)")
         self.embeddings = copy.deepcopy(base.embeddings)
-        self.mask_embedding = nn.Parameter(self.embeddings.word_embeddings.weight[mask_token_id].detach().clone())
-        self.embeddings.word_embeddings = None  # only the [MASK] row is read: kept above, (D,)
+        # only the [MASK] row is read: kept as a (1, D) matrix, so that weight decay treats it as before (the
+        # trainer exempts 1-D parameters, biases and norms, from decay)
+        word = self.embeddings.word_embeddings.weight
+        self.mask_embedding = nn.Parameter(word[mask_token_id:mask_token_id + 1].detach().clone())  # (1, D)
+        self.embeddings.word_embeddings = None
         self.layers = nn.ModuleList(copy.deepcopy(layers[-num_layers:]))
         self.language_embeddings = nn.Embedding(num_languages, base.config.hidden_size) if num_languages else None
         if self.language_embeddings is not None:
@@ -70,7 +73,7 @@ class RTLHead(nn.Module):
 
     def mask_inputs(self, position_ids: torch.Tensor) -> torch.Tensor:
         """(B, Sy) position ids -> (B, Sy, D): the embedding layer's output for a [MASK] at each position."""
-        words = self.mask_embedding.expand(*position_ids.shape, -1)  # (B, Sy, D)
+        words = self.mask_embedding.expand(*position_ids.shape, -1)  # (1, D) -> (B, Sy, D)
         return self.embeddings(inputs_embeds=words, position_ids=position_ids,
                                token_type_ids=torch.zeros_like(position_ids))
 

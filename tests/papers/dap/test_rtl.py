@@ -32,7 +32,8 @@ def test_head_copies_last_k_layers(tok):
             assert torch.equal(p1, p2) and p1.data_ptr() != p2.data_ptr()  # same values, own parameters
     # of the word embeddings only the [MASK] row is copied (the only one the head reads)
     word = m.base_model.embeddings.word_embeddings.weight
-    assert torch.equal(head.mask_embedding, word[tok.mask_token_id]) and head.embeddings.word_embeddings is None
+    assert torch.equal(head.mask_embedding, word[tok.mask_token_id][None]) and head.embeddings.word_embeddings is None
+    assert head.mask_embedding.ndim == 2  # a matrix, weight-decayed as the table's row was (trainer's groups)
     assert sum(p.numel() for p in head.embeddings.parameters()) == sum(
         p.numel() for n, p in m.base_model.embeddings.named_parameters() if not n.startswith("word_embeddings"))
     with pytest.raises(ValueError, match="1..4"):
