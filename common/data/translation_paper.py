@@ -9,19 +9,23 @@ for Table 4, where Table 5 trains the same pair on IWSLT). The sources, the pape
 * IWSLT'14 De<->En (Table 5), WIT3's 2014-01 release as fairseq distributes it: footnote 2, "We split 7k sentence
   pairs from the training dataset for validation and concatenate dev2010, dev2012, tst2010, tst2011, tst2012 as the
   test set" -- every 23rd training pair held out (fairseq's ``prepare-iwslt14.sh``: 7.3k), the five sets
-  concatenated.
+  concatenated. As in that script, talk titles and descriptions are sentences and the other tag lines are
+  dropped; its length-ratio cleaning (Moses ``clean-corpus-n``) is not applied before the split.
 * IWSLT'14 En->Es (Table 5, "to follow Zhu et al. (2020)", who give no split): our choice, the De-En rule with the
-  sets the En-Es release has (dev2010, tst2010-2012).
+  sets the En-Es release has (dev2010, tst2010-2012). wit3.fbk.eu no longer serves its archive paths, so this
+  archive and the IWSLT'17 multilingual test archives are placed by hand in ``<out>/manual/`` (the error says
+  which file of which WIT3 release).
 * IWSLT'17 En->Fr, En->Zh (Table 5, footnote 3: the ``2017-01-ted-test`` release): train and dev2010 from the
   2017-01-trnted release (the hlt-mt/WIT3 archive at a pinned commit), tst2017 from sacreBLEU's ``iwslt17``.
 * WMT'16 Ro->En (Table 5): Europarl v8 + SETIMES2 (the WMT'16 data), newsdev2016, newstest2016.
 * WMT'14 En->De / En->Fr (Table 4, "4.5M and 36M"): Europarl v7, CommonCrawl, News Commentary v9 (+ UN and
   Giga-FrEn for Fr) -- fairseq's WMT'14 recipes; valid newstest2012 + newstest2013 ("We concatenate newstest 2012 and
   newstest 2013 as the validation set"), test newstest2014 (the full set).
-* WMT'19 Cs->En (Table 6, "11M sentence pairs"): the WMT'19 cs-en data that downloads without a licence agreement
-  -- Europarl v9, News Commentary v14, CommonCrawl (about 1M pairs). CzEng 1.7 (most of the 11M) needs a signed
-  agreement and is left to the user (place its files and add a bitext). WMT'19 ran no Cs->En test (only En->Cs), so
-  the test set is newstest2018, the last Cs->En one, and newstest2017 validates.
+* WMT'19 Cs->En (Table 6, "11M sentence pairs"): the WMT'19 cs-en corpora read here -- Europarl v9, News
+  Commentary v14, CommonCrawl, WikiTitles v1 (roughly 1.4M pairs). Most of the paper's 11M are CzEng 1.7, which
+  needs a signed licence agreement, and ParaCrawl v3, a TMX file this module does not read: both are left to the
+  user (add a bitext); without them Table 6's Cs row trains on far less data than the paper's. WMT'19 ran no
+  Cs->En test (only En->Cs), so the test set is newstest2018, the last Cs->En one, and newstest2017 validates.
 * IITB Hi->En (Table 6, "1.56M sentence pairs ... from IITB"): IITB v2.0 from OPUS; its test set is WMT'14's
   newstest2014 hi-en (as in IITB's release); valid: every 500th training pair (IITB's dev set, newsdev2014, has no
   pinned copy here).
@@ -34,8 +38,11 @@ use, :mod:`common.data.download`).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
+import io
+import itertools
 import logging
 import re
 import tarfile
@@ -43,6 +50,7 @@ import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from sacrebleu.dataset import DATASETS
 
@@ -58,6 +66,8 @@ FLORES_V1_SHA256 = "7a0245bb29fd03b46a1129831c183dfba0efc8452a9739d962759f25141a
 STATMT = "https://www.statmt.org"
 
 _SEG = re.compile(r"<seg[^>]*>(.*)</seg>")
+_SPACES = re.compile(r"\s+")
+_KEPT_TAG = re.compile(r"<(title|description)>(.*)</\1>")
 
 
 @dataclass(frozen=True)
@@ -116,6 +126,15 @@ def _res(name: str, url: str, revision: str) -> dl.Resource:
     return dl.Resource(f"translation/{name}", url, revision=revision)
 
 
+MANUAL = "manual"  # the revision of a file no host serves any more: placed by hand in <out>/manual/
+
+
+def _manual(name: str, where: str) -> dl.Resource:
+    """A file to place by hand as ``<out>/manual/<name>``; ``where`` (the resource's url) says where it comes from
+    (wit3.fbk.eu stopped serving its archive paths; WIT3 hands out whole releases from Google Drive)."""
+    return dl.Resource(f"translation/manual/{name}", where, revision=MANUAL)
+
+
 def _pair(resource: dl.Resource, xx_member: str, en_member: str, fmt: str = "text") -> Bitext:
     return Bitext(Side(resource, xx_member, fmt), Side(resource, en_member, fmt))
 
@@ -127,16 +146,18 @@ def sacrebleu_test(name: str, direction: str) -> Bitext:
     for member in ds.langpairs[direction][:2]:
         i = 0
         if len(ds.data) > 1:  # one archive per direction (IWSLT'17): the one named as the member's folder
-            i = next(k for k, url in enumerate(ds.data) if url.rsplit("/", 1)[1] == member.split("/")[0] + ".tgz")
+            i = next((k for k, url in enumerate(ds.data) if url.rsplit("/", 1)[1] == member.split("/")[0] + ".tgz"),
+                     None)
+            if i is None:
+                raise KeyError(f"sacreBLEU's {name}: no archive for member {member!r} among {ds.data}")
         url = ds.data[i]
         res = dl.Resource(f"translation/sacrebleu/{name}/{url.rsplit('/', 1)[1]}", url, md5=ds.md5[i])
         sides.append(Side(res, member, "seg"))
     return Bitext(*sides)
 
 
-def _iwslt14(xx: str, url: str, revision: str, tests: list[str]) -> Language:
+def _iwslt14(xx: str, res: dl.Resource, tests: list[str]) -> Language:
     d = f"{xx}-en" if xx == "de" else f"en-{xx}"  # the release's folder (fairseq's De-En copy, WIT3's En-Es)
-    res = _res(f"iwslt14/{d}.tgz", url, revision)
     train = _pair(res, f"{d}/train.tags.{d}.{xx}", f"{d}/train.tags.{d}.en", "tags")
     test = Concat(tuple(_pair(res, f"{d}/IWSLT14.{t}.{d}.{xx}.xml", f"{d}/IWSLT14.{t}.{d}.en.xml", "seg")
                         for t in tests))
@@ -156,10 +177,12 @@ def _iwslt17(xx: str) -> Language:
 
 
 def _iwslt17_multilingual(xx: str) -> Language:
-    """Test only: tst2017 of IWSLT'17's multilingual task (De, En, It, Nl, Ro), ``xx`` -> En."""
-    base = "https://wit3.fbk.eu/archive/2017-01-mted-test/texts"
-    src = _res(f"iwslt17-mltlng/{xx}-en.tgz", f"{base}/{xx}/en/{xx}-en.tgz", "2017-01-mted-test")
-    ref = _res(f"iwslt17-mltlng/en-{xx}.tgz", f"{base}/en/{xx}/en-{xx}.tgz", "2017-01-mted-test")
+    """Test only: tst2017 of IWSLT'17's multilingual task (De, En, It, Nl, Ro), ``xx`` -> En. The reference is
+    the English side of the release's en-xx archive: the task's test set is multi-way parallel (one set of talks
+    for every direction), which the equal counts check and which should be confirmed by eye on first use."""
+    where = "WIT3's 2017-01-mted-test release (listed on wit3.fbk.eu, downloaded from Google Drive since 2021)"
+    src = _manual(f"iwslt17-mltlng-{xx}-en.tgz", f"{where}: texts/{xx}/en/{xx}-en.tgz")
+    ref = _manual(f"iwslt17-mltlng-en-{xx}.tgz", f"{where}: texts/en/{xx}/en-{xx}.tgz")
     test = Bitext(Side(src, f"{xx}-en/IWSLT17.TED.tst2017.mltlng.{xx}-en.{xx}.xml", "seg"),
                   Side(ref, f"en-{xx}/IWSLT17.TED.tst2017.mltlng.en-{xx}.en.xml", "seg"))
     return Language(tests={f"{xx}-en": {"iwslt17_test": test}})
@@ -209,17 +232,19 @@ def _newstest2014(xx: str) -> dict[str, dict[str, Bitext]]:
 
 
 def _languages() -> dict[str, Language]:
-    fairseq_iwslt14 = "http://dl.fbaipublicfiles.com/fairseq/data/iwslt14/de-en.tgz"
-    de = _iwslt14("de", fairseq_iwslt14, "iwslt14",
-                  ["TED.dev2010", "TEDX.dev2012", "TED.tst2010", "TED.tst2011", "TED.tst2012"])
+    fairseq_iwslt14 = _res("iwslt14/de-en.tgz", "http://dl.fbaipublicfiles.com/fairseq/data/iwslt14/de-en.tgz",
+                           "iwslt14")
+    de = _iwslt14("de", fairseq_iwslt14, ["TED.dev2010", "TEDX.dev2012", "TED.tst2010", "TED.tst2011", "TED.tst2012"])
     de_tests = {d: {**de.tests[d], **_newstest2014("de")[d]} for d in de.tests}
-    es = _iwslt14("es", "https://wit3.fbk.eu/archive/2014-01/texts/en/es/en-es.tgz", "2014-01",
-                  ["TED.dev2010", "TED.tst2010", "TED.tst2011", "TED.tst2012"])
+    wit3_2014 = _manual("iwslt14-en-es.tgz", "WIT3's 2014-01 release (listed on wit3.fbk.eu, downloaded from Google "
+                                             "Drive since 2021): texts/en/es/en-es.tgz")
+    es = _iwslt14("es", wit3_2014, ["TED.dev2010", "TED.tst2010", "TED.tst2011", "TED.tst2012"])
     fr = _iwslt17("fr")
     fr_tests = {d: {**fr.tests.get(d, {}), **tests} for d, tests in _newstest2014("fr").items()}
     setimes = dl.opus_moses("SETIMES", "v2", "ro", "en")
-    ro = Language(TrainSet((_pair(_res("wmt16/training-parallel-ep-v8.tgz",
-                                       f"{STATMT}/wmt16/translation-task/training-parallel-ep-v8.tgz", "wmt16"),
+    ep_v8 = _res("wmt16/training-parallel-ep-v8.tgz",
+                 "https://data.statmt.org/wmt16/translation-task/training-parallel-ep-v8.tgz", "wmt16")
+    ro = Language(TrainSet((_pair(ep_v8,
                                   "training-parallel-ep-v8/europarl-v8.ro-en.ro",
                                   "training-parallel-ep-v8/europarl-v8.ro-en.en"),
                             _pair(setimes, "SETIMES.en-ro.ro", "SETIMES.en-ro.en")),
@@ -230,7 +255,9 @@ def _languages() -> dict[str, Language]:
                             _tsv("wmt19/news-commentary-v14.cs-en.tsv.gz",
                                  "https://data.statmt.org/news-commentary/v14/training/news-commentary-v14.cs-en.tsv.gz",
                                  "news-commentary-v14"),
-                            _commoncrawl("cs")),
+                            _commoncrawl("cs"),
+                            _tsv("wmt19/wikititles-v1.cs-en.tsv.gz",
+                                 "https://data.statmt.org/wikititles/v1/wikititles-v1.cs-en.tsv.gz", "wikititles-v1")),
                            valid=(sacrebleu_test("wmt17", "cs-en"),)),
                   tests={"cs-en": {"wmt18_newstest2018": sacrebleu_test("wmt18", "cs-en")}})
     iitb = dl.opus_moses("IITB", "v2.0", "hi", "en")
@@ -264,69 +291,92 @@ LANGUAGES: dict[str, Language] = _languages()
 
 
 # --------------------------------------------------------------------------- readers
-def _member_bytes(path: Path, member: str | None) -> bytes:
-    if member is None:
-        data = path.read_bytes()
-    elif path.name.endswith(".zip"):
-        with zipfile.ZipFile(path) as z:
-            data = z.read(member)
-    else:
-        with tarfile.open(path) as t:
-            f = None
+@contextlib.contextmanager
+def _open_text(path: Path, member: str | None) -> Iterator[IO[str]]:
+    """A member of a .zip / .tar(.gz) archive, or the file itself, as UTF-8 text split at ``\n`` only (as Moses
+    and sacreBLEU read these files: ``str.splitlines`` would also split at ``\r``, ``\x0c``, ``\u2028`` ...,
+    which occur inside crawled sentences), streamed (Giga-FrEn's sides are gigabytes)."""
+    with contextlib.ExitStack() as stack:
+        raw = None
+        if member is None:
+            raw = stack.enter_context(open(path, "rb"))
+        elif path.name.endswith(".zip"):
+            z = stack.enter_context(zipfile.ZipFile(path))
+            if member in z.namelist():
+                raw = stack.enter_context(z.open(member))
+        else:
+            t = stack.enter_context(tarfile.open(path))
             for name in (member, f"./{member}"):
                 try:
-                    f = t.extractfile(name)
+                    raw = t.extractfile(name)
                     break
                 except KeyError:
                     continue
-            if f is None:
-                raise DataFormatError(path, 0, f"the archive has no file {member!r}")
-            data = f.read()
-    name = member or path.name
-    return gzip.decompress(data) if name.endswith(".gz") else data
+        if raw is None:
+            raise DataFormatError(path, 0, f"the archive has no file {member!r}")
+        stack.callback(raw.close)
+        if (member or path.name).endswith(".gz"):
+            raw = stack.enter_context(gzip.open(raw))
+        yield stack.enter_context(io.TextIOWrapper(raw, encoding="utf-8", newline="\n"))
 
 
 Fetch = Callable[[dl.Resource], Path]
 
 
-def read_side(fetch: Fetch, side: Side) -> list[str]:
-    """The sentences of one side, in order (see :class:`Side` for the formats)."""
+def read_side(fetch: Fetch, side: Side) -> Iterator[str]:
+    """The sentences of one side, in order, streamed (see :class:`Side` for the formats)."""
     path = fetch(side.resource)
     where = f"{path}:{side.member}" if side.member else str(path)
-    try:
-        text = _member_bytes(path, side.member).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DataFormatError(where, 0, f"not UTF-8 ({exc})") from None
-    lines = text.splitlines()
-    if side.fmt == "text":
-        return [line.strip() for line in lines]
-    if side.fmt == "tags":
-        return [line.strip() for line in lines if not line.lstrip().startswith("<")]
-    if side.fmt == "seg":
-        return [m.group(1).strip() for line in lines if (m := _SEG.search(line))]
-    if side.fmt in ("tsv0", "tsv1"):
-        col = int(side.fmt[-1])
-        out = []
-        for lineno, line in enumerate(lines, start=1):
-            cols = line.split("\t")
-            if len(cols) != 2:
-                raise DataFormatError(where, lineno, f"expected 2 tab-separated columns, found {len(cols)}")
-            out.append(cols[col].strip())
-        return out
-    raise ValueError(f"unknown side format {side.fmt!r}")
+    lineno, skipped = 0, 0
+    with _open_text(path, side.member) as fh:
+        try:
+            for raw in fh:
+                lineno += 1
+                line = raw.rstrip("\n").removesuffix("\r")
+                if side.fmt == "text":
+                    yield line.strip()
+                elif side.fmt == "tags":  # fairseq's prepare-iwslt14.sh: titles and descriptions are sentences
+                    text = line.strip()
+                    if not text.startswith("<"):
+                        yield text
+                    elif m := _KEPT_TAG.fullmatch(text):
+                        yield m.group(2).strip()
+                elif side.fmt == "seg":  # sacreBLEU's reading: the segment, whitespace runs made one space
+                    if m := _SEG.search(line):
+                        yield _SPACES.sub(" ", m.group(1)).strip()
+                elif side.fmt in ("tsv0", "tsv1"):
+                    cols = line.split("\t")
+                    if len(cols) != 2:  # both sides skip the same rows (they read the same file)
+                        skipped += 1
+                        continue
+                    yield cols[int(side.fmt[-1])].strip()
+                else:
+                    raise ValueError(f"unknown side format {side.fmt!r}")
+        except UnicodeDecodeError as exc:
+            raise DataFormatError(where, lineno + 1, f"not UTF-8 ({exc})") from None
+    if skipped:
+        log.warning("%s: %d lines without 2 tab-separated columns skipped", where, skipped)
+
+
+def _name(side: Side) -> str:
+    return f"{side.resource.name}:{side.member}" if side.member else side.resource.name
 
 
 def read_bitext(fetch: Fetch, b: Bitext | Concat, drop_empty: bool = True) -> Iterator[tuple[str, str]]:
-    """The sentence pairs of a bitext; with ``drop_empty`` (training data) a pair with an empty side (the blank
-    lines of the crawled corpora) is dropped, test sets are read whole."""
+    """The sentence pairs of a bitext, streamed; with ``drop_empty`` (training data) a pair with an empty side (the
+    blank lines of the crawled corpora) is dropped, test sets are read whole. Sides of different lengths are an
+    error naming both and their counts."""
     for part in b.parts if isinstance(b, Concat) else (b,):
         src, tgt = read_side(fetch, part.src), read_side(fetch, part.tgt)
-        if len(src) != len(tgt):
-            raise DataFormatError(
-                f"{part.tgt.resource.name}:{part.tgt.member}", min(len(src), len(tgt)) + 1,
-                f"misaligned bitext: {part.src.resource.name}:{part.src.member} has {len(src)} sentences, "
-                f"{part.tgt.resource.name}:{part.tgt.member} has {len(tgt)}")
-        yield from ((s, t) for s, t in zip(src, tgt) if not drop_empty or (s and t))
+        n = 0
+        for n, (s, t) in enumerate(itertools.zip_longest(src, tgt), start=1):
+            if s is None or t is None:
+                n_src = n - 1 + (s is not None) + sum(1 for _ in src)
+                n_tgt = n - 1 + (t is not None) + sum(1 for _ in tgt)
+                raise DataFormatError(_name(part.tgt), n, f"misaligned bitext: {_name(part.src)} has {n_src} "
+                                                          f"sentences, {_name(part.tgt)} has {n_tgt}")
+            if not drop_empty or (s and t):
+                yield s, t
 
 
 # --------------------------------------------------------------------------- the manifest entry
@@ -371,7 +421,17 @@ def paper_translation(d: dl.Downloader, out: Path, spec: dict) -> dict:
     if unknown:
         raise KeyError(f"no paper-scale translation data declared for {unknown}; declared: {sorted(LANGUAGES)}")
     root = out / "translation"
-    fetch = functools.cache(d.fetch)  # a resource is verified once, not once per member read
+
+    def fetch_one(res: dl.Resource) -> Path:
+        if res.revision != MANUAL:
+            return d.fetch(res)
+        path = out / "manual" / Path(res.name).name
+        if not path.is_file():
+            raise FileNotFoundError(f"{res.name}: no download host serves this file any more; take {res.url} and "
+                                    f"place it at {path}")
+        return path
+
+    fetch = functools.cache(fetch_one)  # a resource is verified once, not once per member read
     pairs: dict[str, dict] = {}
     for xx in spec["languages"]:
         lang = LANGUAGES[xx]

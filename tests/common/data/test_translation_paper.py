@@ -26,10 +26,16 @@ def _iwslt_xml(lines: list[str]) -> str:  # IWSLT: talk metadata lines, then seg
             + "".join(f'<seg id="{i}"> {s} </seg>\n' for i, s in enumerate(lines, start=1)) + "</doc>\n</refset>\n")
 
 
-def _tags(lines: list[str]) -> str:  # IWSLT train.tags: talk metadata lines among the sentences
-    meta = ("<url>http://www.ted.com/talks/a.html</url>\n<keywords>talks, x</keywords>\n<speaker>A B</speaker>\n"
-            "<talkid>1</talkid>\n<title>A: talk</title>\n<description>TED Talk Subtitles</description>\n")
-    return meta + "\n".join(lines[:5]) + "\n" + meta.replace("<talkid>1", "<talkid>2") + "\n".join(lines[5:]) + "\n"
+def _tags(lines: list[str], lang: str) -> tuple[str, list[str]]:
+    """IWSLT train.tags: talk metadata lines among the sentences; and the sentences a reader should return
+    (fairseq's prepare-iwslt14.sh keeps the titles and descriptions, drops the other tag lines)."""
+    def meta(talk: int) -> str:
+        return (f"<url>http://www.ted.com/talks/{talk}.html</url>\n<keywords>talks, x</keywords>\n"
+                f"<speaker>A B</speaker>\n<talkid>{talk}</talkid>\n<title>Title {lang} {talk}</title>\n"
+                f"<description>TED talk {lang} {talk}</description>\n")
+    text = meta(1) + "\n".join(lines[:5]) + "\n" + meta(2) + "\n".join(lines[5:]) + "\n"
+    return text, [f"Title {lang} 1", f"TED talk {lang} 1", *lines[:5], f"Title {lang} 2", f"TED talk {lang} 2",
+                  *lines[5:]]
 
 
 def _text(lines: list[str]) -> str:
@@ -55,9 +61,10 @@ def test_paper_translation_from_local_mirror(server, tmp_path, monkeypatch):
     # IWSLT'14 De-En (fairseq's copy): 47 training lines, one with an empty side; every 23rd pair validates
     de = [f"Satz {i}." for i in range(47)]
     en = [f"Sentence {i}." for i in range(47)]
-    en[10] = ""
+    en[10] = ""  # (line 14 of the reader's output, after a title and a description)
     sets = ["TED.dev2010", "TEDX.dev2012", "TED.tst2010", "TED.tst2011", "TED.tst2012"]
-    members = {"de-en/train.tags.de-en.de": _tags(de), "de-en/train.tags.de-en.en": _tags(en)}
+    (tags_de, de), (tags_en, en) = _tags(de, "de"), _tags(en, "en")  # de, en: what the reader returns
+    members = {"de-en/train.tags.de-en.de": tags_de, "de-en/train.tags.de-en.en": tags_en}
     for k, s in enumerate(sets):
         members[f"de-en/IWSLT14.{s}.de-en.de.xml"] = _iwslt_xml([f"Test {k}."])
         members[f"de-en/IWSLT14.{s}.de-en.en.xml"] = _iwslt_xml([f"Test en {k}."])
@@ -82,17 +89,22 @@ def test_paper_translation_from_local_mirror(server, tmp_path, monkeypatch):
         "test-full/newstest2014-deen-ref.de.sgm": _segs(["Referenz de."])})
     # WMT'19 Cs-En: tab-separated Europarl v9 / News Commentary v14 (one line with an empty Czech side)
     serve(root, f"{tp.STATMT}/europarl/v9/training/europarl-v9.cs-en.tsv.gz", gzip.compress(b"EP cs.\tEP en (cs).\n"))
+    # a row without its tab (skipped on both sides), a form feed and a line separator inside sentences (not line
+    # breaks: the files split at \n only), Windows line ends
     serve(root, "https://data.statmt.org/news-commentary/v14/training/news-commentary-v14.cs-en.tsv.gz",
-          gzip.compress(b"\tNo Czech.\nNC cs.\tNC en (cs).\n"))
+          gzip.compress("\tNo Czech.\r\nno tab here\r\nNC\x0ccs.\tNC\u2028en (cs).\r\n".encode()))
+    serve(root, "https://data.statmt.org/wikititles/v1/wikititles-v1.cs-en.tsv.gz", gzip.compress(b"Praha\tPrague\n"))
     reg.serve(root, "wmt17", {"test/newstest2017-csen-src.cs.sgm": _segs(["nt17 cs."]),
                               "test/newstest2017-csen-ref.en.sgm": _segs(["nt17 en."])})
-    reg.serve(root, "wmt18", {"test/newstest2018-csen-src.cs.sgm": _segs(["nt18 cs.", "nt18 cs 2."]),
+    reg.serve(root, "wmt18", {"test/newstest2018-csen-src.cs.sgm": _segs(["nt18 cs.", "nt18  cs\t2."]),
                               "test/newstest2018-csen-ref.en.sgm": _segs(["nt18 en.", ""])})
     # Table 6's test-only languages: It (IWSLT'17 multilingual), Ne (FLoRes v1)
-    wit3 = "https://wit3.fbk.eu/archive/2017-01-mted-test/texts"
-    serve(root, f"{wit3}/it/en/it-en.tgz", _tar_bz2({
+    # (the IWSLT'17 multilingual archives are placed by hand: wit3.fbk.eu no longer serves them)
+    manual = tmp_path / "manual"
+    manual.mkdir()
+    (manual / "iwslt17-mltlng-it-en.tgz").write_bytes(_tar_bz2({
         "it-en/IWSLT17.TED.tst2017.mltlng.it-en.it.xml": _iwslt_xml(["Ciao."])}, "w:gz"))
-    serve(root, f"{wit3}/en/it/en-it.tgz", _tar_bz2({
+    (manual / "iwslt17-mltlng-en-it.tgz").write_bytes(_tar_bz2({
         "en-it/IWSLT17.TED.tst2017.mltlng.en-it.en.xml": _iwslt_xml(["Hello."])}, "w:gz"))
     stem = "wikipedia_en_ne_si_test_sets/wikipedia.devtest.ne-en"
     flores_sha = serve(root, f"https://raw.githubusercontent.com/facebookresearch/flores/{tp.FLORES_COMMIT}/"
@@ -111,7 +123,8 @@ def test_paper_translation_from_local_mirror(server, tmp_path, monkeypatch):
             entry = entry[k]
         return [read_lines(f) for f in entry]
 
-    kept = [i for i in range(47) if i != 10]  # the pair with an empty side dropped, then every 23rd held out
+    kept = [i for i in range(len(de)) if en[i]]  # the pair with an empty side dropped, then every 23rd held out
+    assert len(kept) == 50
     train_i = [i for k, i in enumerate(kept, start=1) if k % 23]
     valid_i = [i for k, i in enumerate(kept, start=1) if not k % 23]
     assert lines("de-en", "train") == [[de[i] for i in train_i], [en[i] for i in train_i]]
@@ -129,8 +142,10 @@ def test_paper_translation_from_local_mirror(server, tmp_path, monkeypatch):
     assert lines("de-en", "tests", "wmt14_newstest2014") == [["Quelle de."], ["Reference en."]]
     assert lines("en-de", "tests", "wmt14_newstest2014") == [["Source en."], ["Referenz de."]]
     # Cs-En: the empty-sided training pair dropped; a test set is read whole (an empty reference line stays)
-    assert lines("cs-en", "train") == [["EP cs.", "NC cs.", "CC cs."], ["EP en (cs).", "NC en (cs).", "CC en (cs)."]]
+    assert lines("cs-en", "train") == [["EP cs.", "NC\x0ccs.", "CC cs.", "Praha"],
+                                       ["EP en (cs).", "NC\u2028en (cs).", "CC en (cs).", "Prague"]]
     assert lines("cs-en", "valid") == [["nt17 cs."], ["nt17 en."]]
+    # whitespace runs inside a segment become one space, as sacreBLEU reads it
     assert lines("cs-en", "tests", "wmt18_newstest2018") == [["nt18 cs.", "nt18 cs 2."], ["nt18 en.", ""]]
     assert m["en-cs"]["tests"] == {} and m["en-cs"]["train"] == m["cs-en"]["train"][::-1]
     # test-only languages: the xx-en direction alone, no training data
@@ -176,3 +191,10 @@ def test_declarations_read_sacrebleu_registry():
     assert zh.tgt.resource.url.endswith("/texts/zh/en/zh-en.tgz")
     assert zh.src.resource.md5 != zh.tgt.resource.md5
     assert set(tp.LANGUAGES) == {"de", "es", "fr", "zh", "ro", "cs", "hi", "it", "nl", "ne", "si", "gu"}
+
+
+def test_a_file_to_place_by_hand_says_where(tmp_path):
+    d = dl.Downloader(tmp_path / "downloads")
+    with pytest.raises(FileNotFoundError, match=r"2017-01-mted-test release.*texts/nl/en/nl-en.tgz.*manual/"
+                                                r"iwslt17-mltlng-nl-en.tgz"):
+        tp.paper_translation(d, tmp_path, {"languages": ["nl"]})
