@@ -49,6 +49,8 @@ rule nmt_data:
                                     "tests": nmtplan.test_sets(NMT, wc.setting),
                                     "max_length": NMT.get("max_length", 256),
                                     "train_set": NMT["settings"][wc.setting].get("train_set")}),
+    resources:
+        **job_resources(CFG, "corpus"),  # holds a setting's pairs in memory (WMT'14 En-Fr: tens of millions)
     log:
         P.log("nmt/data/{setting}"),
     benchmark:
