@@ -12,7 +12,11 @@ Rows and goals (issue 15): DAP step / TR step <= 1.3 (the paper's Table 6 measur
 head's softmax over the whole vocabulary at every target position; the DAP authors' code predicts over the
 English part of the vocabulary only, the option ``dap.rtl_vocabulary: english`` (papers/dap/rtl.py), timed
 here with 30,522 columns (BERT's English vocabulary size, a stand-in for the English part of mBERT's).
-HICTL's and VMSST's steps are not measured here yet.
+HICTL step / TR step at HICTL Base's shape (XLM-R base: BERT-base layers, a 250,002-token vocabulary; both
+objectives, hard negatives, m = 512 word negatives, section 4.1), no goal. VMSST step / Contrastive step (its
+paper's own baseline, section 6.3) at the mini config's 6-layer shape (128 wide, 8k vocabulary, decoder as deep as
+the encoder): the paper's 6-layer 1024-wide models with mT5's 250k vocabulary need about 1.2B parameters with
+AdamW state, more than this 23 GB machine holds. No goal.
 
     python -m bench.overheads --out figures/bench/<machine>/smoke --batch 8
 """
@@ -73,6 +77,53 @@ def dap_batches(batch: int, max_length: int) -> tuple[object, list]:
     return tok, pairs
 
 
+XLMR_VOCAB = 250_002
+
+
+def hictl_steps(tok, pairs: list, max_length: int, warmup: int, repeats: int, precision: str) -> dict[str, float]:
+    """HICTL (sentence + word CTL with hard negatives, section 3.1) and TR on one XLM-R-base-shaped encoder."""
+    from papers.dap.data import DAPCollator
+    from papers.dap.model import DAPModel
+    from papers.hictl.data import PARALLEL, HICTLCollator
+    from papers.hictl.model import HICTL
+
+    out = {}
+    torch.manual_seed(0)
+    model = HICTL(BertForMaskedLM(bert_base(XLMR_VOCAB)), tok.all_special_ids, hard_negatives=True,
+                  temperature=0.1, word_negatives=512)
+    batch = HICTLCollator(tok, max_length)([(x, y, PARALLEL) for x, y, _ in pairs], torch.Generator().manual_seed(0))
+    out["hictl"] = time_steps(model, batch, warmup, repeats, precision)
+    del model
+    torch.manual_seed(0)
+    model = DAPModel(BertForMaskedLM(bert_base(XLMR_VOCAB)), ["tr"], temperature=0.05, pooling="cls")
+    batch = DAPCollator(tok, max_length, ["tr"])(pairs, torch.Generator().manual_seed(0))
+    out["tr_xlmr_shape"] = time_steps(model, batch, warmup, repeats, precision)
+    return out
+
+
+def vmsst_steps(pairs: list, max_length: int, warmup: int, repeats: int, precision: str) -> dict[str, float]:
+    """VMSST (section 4) and its Contrastive baseline at the mini config's 6-layer shape, 8k vocabulary."""
+    from common.models.tokenizer import train_wordpiece
+    from papers.vmsst.data import VMSSTCollator
+    from papers.vmsst.model import VMSST, Settings
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tok = train_wordpiece([s for x, y, _ in pairs for s in (x, y)], 8000, tmp, min_frequency=1)
+    examples = [(x, y, 1, 0) for x, y, _ in pairs]
+    batch = VMSSTCollator(tok, max_length)(examples, torch.Generator().manual_seed(0))
+    cfg = BertConfig(vocab_size=8000, hidden_size=128, num_hidden_layers=6, num_attention_heads=2,
+                     intermediate_size=512, max_position_embeddings=64)
+    out = {}
+    for objective in ("vmsst", "contrastive"):
+        torch.manual_seed(0)
+        settings = Settings(objective=objective, decoder_layers=6, compile_loss=True)  # as the mini config runs
+        model = VMSST(BertModel(cfg, add_pooling_layer=False), settings,
+                      num_languages=2, max_length=max_length, decoder_heads=2, decoder_ffn=512)
+        out[objective] = time_steps(model, batch, warmup, repeats, precision)
+        del model
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", required=True)
@@ -116,8 +167,13 @@ def main(argv: list[str] | None = None) -> None:
         moco_time[negatives] = time_steps(model, batch, a.warmup, a.repeats, a.precision)  # momentum: in forward
         log.info("moco %s: %.3f s/step", negatives, moco_time[negatives])
         del model
+    hictl_time = hictl_steps(tok, pairs, a.max_length, a.warmup, a.repeats, a.precision)
+    log.info("hictl: %s s/step", hictl_time)
+    vmsst_time = vmsst_steps(pairs, a.max_length, a.warmup, a.repeats, a.precision)
+    log.info("vmsst: %s s/step", vmsst_time)
     rec = Record("overheads", "Method overheads at the papers' shapes: each method's step over the TR step", setup,
-                 series={"dap_s_per_step": dap_time, "moco_s_per_step": moco_time})
+                 series={"dap_s_per_step": dap_time, "moco_s_per_step": moco_time, "hictl_s_per_step": hictl_time,
+                         "vmsst_s_per_step": vmsst_time})
     shape = f"BERT-base, {a.batch} pairs x {a.max_length} tokens"
     rec.add(Row(f"DAP step / TR step ({shape}, mBERT vocabulary)", dap_time["dap"], dap_time["tr"], "s/step",
                 "DAP (TR + RTL, 2-layer head)", "TR", 1.3,
@@ -134,6 +190,16 @@ def main(argv: list[str] | None = None) -> None:
     rec.add(Row(f"MoCo-BERT step / in-batch step ({shape}, queue 409,600)", moco_time["queue"],
                 moco_time["in_batch"], "s/step", "dual momentum contrast", "in-batch negatives", 1.4,
                 "two momentum encoders' forward passes and the queue's logits"))
+    rec.add(Row(f"HICTL step / TR step (XLM-R-base shape, {a.batch} pairs x {a.max_length} tokens)",
+                hictl_time["hictl"], hictl_time["tr_xlmr_shape"], "s/step", "HICTL (sentence + word CTL, Hns)", "TR",
+                note="HICTL's extra work: the MLM/TLM pass over the concatenated pair, the projection f, the "
+                     "sentence loss's hard negatives, and m = 512 sampled word negatives scored against the "
+                     "250k-token embedding matrix"))
+    rec.add(Row(f"VMSST step / Contrastive step (6 layers x 128, 8k vocabulary, {a.batch} pairs x {a.max_length} "
+                "tokens)", vmsst_time["vmsst"], vmsst_time["contrastive"], "s/step", "VMSST", "Contrastive",
+                note="VMSST adds a language encoder per side and a decoder with a vocabulary softmax at every "
+                     "position of both sentences; paper shape (1024 wide, mT5 vocabulary) does not fit this "
+                     "machine's memory"))
     rec.write(Path(a.out))
 
 
