@@ -75,7 +75,7 @@ class Downloader:
         expected = res.sha256 or self.lock.get(res.name, {}).get("sha256")
         if path.exists() and expected and sha256_file(path) == expected:
             return path
-        if path.exists() and res.md5 and not expected and _md5_file(path) == res.md5:
+        if path.exists() and res.md5 and not expected and _md5(path) == res.md5:
             return path
         url = _rebase(res.url, self.base_url)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -104,12 +104,9 @@ class Downloader:
         return path
 
 
-def _md5_file(path: Path) -> str:
-    h = hashlib.md5(usedforsecurity=False)
+def _md5(path: Path) -> str:
     with open(path, "rb") as f:
-        while block := f.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(f, lambda: hashlib.md5(usedforsecurity=False)).hexdigest()
 
 
 # --------------------------------------------------------------------------- archive readers

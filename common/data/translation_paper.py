@@ -75,8 +75,8 @@ class Side:
     """One language side: a member of a downloaded archive (or the file itself when ``member`` is None).
 
     ``fmt``: ``text`` (a sentence per line), ``tags`` (IWSLT ``train.tags``: lines that open with a tag are talk
-    metadata, skipped), ``seg`` (IWSLT XML / WMT SGML: the ``<seg>`` contents in order), ``tsv0`` / ``tsv1``
-    (column 0 / 1 of a two-column file)."""
+    metadata, skipped, except titles and descriptions, read as sentences), ``seg`` (IWSLT XML / WMT SGML: the
+    ``<seg>`` contents in order), ``tsv0`` / ``tsv1`` (column 0 / 1 of a two-column file)."""
     resource: dl.Resource
     member: str | None
     fmt: str = "text"
@@ -384,19 +384,13 @@ def _write_pairs(pairs: Iterator[tuple[str, str]], src_path: Path, tgt_path: Pat
                  held_src: Path | None = None, held_tgt: Path | None = None) -> int:
     """Stream pairs to two files; with ``every``, each ``every``-th pair goes to the held-out files instead."""
     n = 0
-    with atomic_write(src_path) as fs, atomic_write(tgt_path) as ft:
-        if every:
-            with atomic_write(held_src) as hs, atomic_write(held_tgt) as ht:
-                for i, (s, t) in enumerate(pairs, start=1):
-                    a, b = (hs, ht) if i % every == 0 else (fs, ft)
-                    a.write(s + "\n")
-                    b.write(t + "\n")
-                    n += 1
-        else:
-            for s, t in pairs:
-                fs.write(s + "\n")
-                ft.write(t + "\n")
-                n += 1
+    with contextlib.ExitStack() as stack:
+        kept = [stack.enter_context(atomic_write(p)) for p in (src_path, tgt_path)]
+        held = [stack.enter_context(atomic_write(p)) for p in (held_src, held_tgt)] if every else kept
+        for n, (s, t) in enumerate(pairs, start=1):
+            fs, ft = held if every and n % every == 0 else kept
+            fs.write(s + "\n")
+            ft.write(t + "\n")
     return n
 
 
