@@ -41,7 +41,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import gzip
-import io
 import itertools
 import logging
 import re
@@ -292,10 +291,10 @@ LANGUAGES: dict[str, Language] = _languages()
 
 # --------------------------------------------------------------------------- readers
 @contextlib.contextmanager
-def _open_text(path: Path, member: str | None) -> Iterator[IO[str]]:
-    """A member of a .zip / .tar(.gz) archive, or the file itself, as UTF-8 text split at ``\n`` only (as Moses
-    and sacreBLEU read these files: ``str.splitlines`` would also split at ``\r``, ``\x0c``, ``\u2028`` ...,
-    which occur inside crawled sentences), streamed (Giga-FrEn's sides are gigabytes)."""
+def _open_bytes(path: Path, member: str | None) -> Iterator[IO[bytes]]:
+    """A member of a .zip / .tar(.gz) archive, or the file itself, as a stream of bytes (Giga-FrEn's sides are
+    gigabytes). Iterating it splits at ``\\n`` only, as Moses and sacreBLEU read these files: ``str.splitlines``
+    would also split at ``\\r``, ``\\x0c``, ``\\u2028`` ..., which occur inside crawled sentences."""
     with contextlib.ExitStack() as stack:
         raw = None
         if member is None:
@@ -317,45 +316,58 @@ def _open_text(path: Path, member: str | None) -> Iterator[IO[str]]:
         stack.callback(raw.close)
         if (member or path.name).endswith(".gz"):
             raw = stack.enter_context(gzip.open(raw))
-        yield stack.enter_context(io.TextIOWrapper(raw, encoding="utf-8", newline="\n"))
+        yield raw
 
 
 Fetch = Callable[[dl.Resource], Path]
 
 
+def _lines(fetch: Fetch, side: Side) -> Iterator[str]:
+    """The lines of one side's file without their line ends, split at ``\\n`` only and decoded one by one, so bad
+    UTF-8 is an error naming the file and its line."""
+    path = fetch(side.resource)
+    with _open_bytes(path, side.member) as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataFormatError(f"{path}:{side.member}" if side.member else path, lineno,
+                                      f"not UTF-8 ({exc})") from None
+            yield line.rstrip("\n").removesuffix("\r")
+
+
+def _tsv_rows(fetch: Fetch, side: Side) -> Iterator[list[str]]:
+    """The two columns of each row of a two-column file; rows without exactly two are skipped and counted."""
+    skipped = 0
+    for line in _lines(fetch, side):
+        cols = line.split("\t")
+        if len(cols) == 2:
+            yield [c.strip() for c in cols]
+        else:
+            skipped += 1
+    if skipped:
+        log.warning("%s: %d lines without 2 tab-separated columns skipped", _name(side), skipped)
+
+
 def read_side(fetch: Fetch, side: Side) -> Iterator[str]:
     """The sentences of one side, in order, streamed (see :class:`Side` for the formats)."""
-    path = fetch(side.resource)
-    where = f"{path}:{side.member}" if side.member else str(path)
-    lineno, skipped = 0, 0
-    with _open_text(path, side.member) as fh:
-        try:
-            for raw in fh:
-                lineno += 1
-                line = raw.rstrip("\n").removesuffix("\r")
-                if side.fmt == "text":
-                    yield line.strip()
-                elif side.fmt == "tags":  # fairseq's prepare-iwslt14.sh: titles and descriptions are sentences
-                    text = line.strip()
-                    if not text.startswith("<"):
-                        yield text
-                    elif m := _KEPT_TAG.fullmatch(text):
-                        yield m.group(2).strip()
-                elif side.fmt == "seg":  # sacreBLEU's reading: the segment, whitespace runs made one space
-                    if m := _SEG.search(line):
-                        yield _SPACES.sub(" ", m.group(1)).strip()
-                elif side.fmt in ("tsv0", "tsv1"):
-                    cols = line.split("\t")
-                    if len(cols) != 2:  # both sides skip the same rows (they read the same file)
-                        skipped += 1
-                        continue
-                    yield cols[int(side.fmt[-1])].strip()
-                else:
-                    raise ValueError(f"unknown side format {side.fmt!r}")
-        except UnicodeDecodeError as exc:
-            raise DataFormatError(where, lineno + 1, f"not UTF-8 ({exc})") from None
-    if skipped:
-        log.warning("%s: %d lines without 2 tab-separated columns skipped", where, skipped)
+    if side.fmt in ("tsv0", "tsv1"):
+        column = int(side.fmt[-1])
+        yield from (cols[column] for cols in _tsv_rows(fetch, side))
+        return
+    if side.fmt not in ("text", "tags", "seg"):
+        raise ValueError(f"unknown side format {side.fmt!r}")
+    for line in _lines(fetch, side):
+        if side.fmt == "text":
+            yield line.strip()
+        elif side.fmt == "tags":  # fairseq's prepare-iwslt14.sh: titles and descriptions are sentences
+            text = line.strip()
+            if not text.startswith("<"):
+                yield text
+            elif m := _KEPT_TAG.fullmatch(text):
+                yield m.group(2).strip()
+        elif m := _SEG.search(line):  # seg: sacreBLEU's reading, the segment with whitespace runs made one space
+            yield _SPACES.sub(" ", m.group(1)).strip()
 
 
 def _name(side: Side) -> str:
@@ -367,6 +379,11 @@ def read_bitext(fetch: Fetch, b: Bitext | Concat, drop_empty: bool = True) -> It
     blank lines of the crawled corpora) is dropped, test sets are read whole. Sides of different lengths are an
     error naming both and their counts."""
     for part in b.parts if isinstance(b, Concat) else (b,):
+        if part.src.fmt.startswith("tsv") and (part.src.resource, part.src.member) == (part.tgt.resource,
+                                                                                       part.tgt.member):
+            i, j = int(part.src.fmt[-1]), int(part.tgt.fmt[-1])  # two columns of one file: read it once
+            yield from ((c[i], c[j]) for c in _tsv_rows(fetch, part.src) if not drop_empty or (c[i] and c[j]))
+            continue
         src, tgt = read_side(fetch, part.src), read_side(fetch, part.tgt)
         n = 0
         for n, (s, t) in enumerate(itertools.zip_longest(src, tgt), start=1):

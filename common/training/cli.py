@@ -60,7 +60,7 @@ class Recipe(Protocol):
 
     def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> list: ...
 
-    def build(self, cfg: dict, run: RunArguments, manifest: dict) -> Built: ...
+    def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: list) -> Built: ...
 
 
 def main(recipe: Recipe, argv: list[str] | None = None) -> None:
@@ -76,7 +76,7 @@ def main(recipe: Recipe, argv: list[str] | None = None) -> None:
     manifest = read_json(run.corpus)
     examples = recipe.examples(cfg, run, manifest)
     torch.manual_seed(run.seed)
-    built = recipe.build(cfg, run, manifest)
+    built = recipe.build(cfg, run, manifest, examples)
     overrides = {**built.training_overrides, **({"max_steps": run.max_steps} if run.max_steps is not None else {})}
     args = TrainingArguments.from_config(t, output_dir=run.output_dir, seed=run.seed, stop_after=run.stop_after,
                                          **overrides)

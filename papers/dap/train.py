@@ -62,14 +62,14 @@ class DAPRecipe:
     def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> list:
         return load_examples(manifest)
 
-    def build(self, cfg: dict, run: RunArguments, manifest: dict) -> Built:
+    def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: list) -> Built:
         method = variants.resolve(run.method, cfg["dap"])
         tokenizer = load_tokenizer(run.tokenizer)
         lang_ids = language_ids(manifest)
         vocab = None  # the whole vocabulary (eq. 6); English only as an option, for xx->en (its targets are English)
         if cfg["dap"].get("rtl_vocabulary", "all") == "english" and "rtl" in method["objectives"] \
                 and method["direction"] == "xx2en":
-            vocab = english_vocabulary(tokenizer, [en for _, en, _ in load_examples(manifest)],
+            vocab = english_vocabulary(tokenizer, [en for _, en, _ in examples],
                                        cfg["training"]["max_length"])
         model = build_model(cfg, method, run.init, tokenizer, num_languages=len(lang_ids), rtl_vocabulary=vocab)
 

@@ -52,7 +52,7 @@ class HICTLRecipe:
         v = variants.resolve(run.method)
         return load_examples(manifest, cfg["hictl"]["mono_fraction"], v["parallel"])
 
-    def build(self, cfg: dict, run: RunArguments, manifest: dict) -> Built:
+    def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: list) -> Built:
         v, h = variants.resolve(run.method), cfg["hictl"]
         tokenizer = load_tokenizer(run.tokenizer)
         mlm = build_mlm_model(EncoderSpec(**cfg["encoders"][run.init]), vocab_size=len(tokenizer))

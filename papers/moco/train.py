@@ -63,7 +63,7 @@ class MocoRecipe:
     def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> list:
         return load_pairs(manifest, one_language=run.experiment == self.paper)
 
-    def build(self, cfg: dict, run: RunArguments, manifest: dict) -> Built:
+    def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: list) -> Built:
         s = variants.resolve(run.method, cfg)
         tok_xx, tok_en = tokenizers(run.tokenizer)
         model = build_model(cfg, s, encoder_specs(cfg, run.init), tok_xx, tok_en, run.seed)

@@ -84,7 +84,7 @@ class VMSSTRecipe:
         _, (_, _, languages) = self._resolve(cfg, run)
         return load_examples(manifest, languages)
 
-    def build(self, cfg: dict, run: RunArguments, manifest: dict) -> Built:
+    def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: list) -> Built:
         spec, (settings, overrides, languages) = self._resolve(cfg, run)
         tokenizer = load_tokenizer(run.tokenizer)
         backbone = build_encoder(spec, len(tokenizer))

@@ -198,3 +198,23 @@ def test_a_file_to_place_by_hand_says_where(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"2017-01-mted-test release.*texts/nl/en/nl-en.tgz.*manual/"
                                                 r"iwslt17-mltlng-nl-en.tgz"):
         tp.paper_translation(d, tmp_path, {"languages": ["nl"]})
+
+
+def test_two_column_file_is_read_once_in_either_orientation(tmp_path, monkeypatch, caplog):
+    """Both sides of a TSV bitext come from one pass over the file; malformed rows and empty sides are dropped from
+    both; bad UTF-8 names the file and line."""
+    path = tmp_path / "ep.cs-en.tsv.gz"
+    path.write_bytes(gzip.compress(b"Dobry den.\tGood day.\nno tab here\n\tEmpty Czech.\nDiky\tThanks\n"))
+    res = dl.Resource("ep.cs-en.tsv.gz", "https://example.org/ep.cs-en.tsv.gz", revision="v9")
+    opened = []
+    real_open = tp._open_bytes
+    monkeypatch.setattr(tp, "_open_bytes", lambda p, m: opened.append(p) or real_open(p, m))
+    bitext = tp.Bitext(tp.Side(res, None, "tsv0"), tp.Side(res, None, "tsv1"))
+    with caplog.at_level("WARNING"):
+        assert list(tp.read_bitext(lambda r: path, bitext)) == [("Dobry den.", "Good day."), ("Diky", "Thanks")]
+    assert len(opened) == 1 and "1 lines without 2 tab-separated columns" in caplog.text
+    assert list(tp.read_bitext(lambda r: path, bitext.flipped(), drop_empty=False)) == [
+        ("Good day.", "Dobry den."), ("Empty Czech.", ""), ("Thanks", "Diky")]
+    path.write_bytes(gzip.compress(b"a\tb\nc\xff\td\n"))
+    with pytest.raises(DataFormatError, match=r"ep.cs-en.tsv.gz:2: not UTF-8"):
+        list(tp.read_bitext(lambda r: path, bitext))

@@ -337,7 +337,8 @@ def test_recipe_builds_the_english_vocabulary_for_xx2en_runs_only(tok, tmp_path)
     for method, size in (("dap", len({i for _, b, _ in PAIRS for i in tok(b)["input_ids"]})), ("dap_dir-both", None),
                          ("tr", None)):
         run = SimpleNamespace(method=method, tokenizer=str(tmp_path / "tok"), init=next(iter(cfg["encoders"])))
-        built = DAPRecipe().build(cfg, run, {"train": {"qaa": str(tsv)}})
+        manifest = {"train": {"qaa": str(tsv)}}
+        built = DAPRecipe().build(cfg, run, manifest, DAPRecipe().examples(cfg, run, manifest))
         assert built.method.get("rtl_vocabulary_size") == size
         if size:
             assert len(built.model.rtl.vocabulary) == size

@@ -292,10 +292,10 @@ def test_pretrained_t5_run_trains_saves_and_embeds(tmp_path):
     run = RunArguments(scale="smoke", method="vmsst", init="pt", seed=1, corpus="-", tokenizer=str(tmp_path / "t5"),
                        output_dir=str(tmp_path / "run"))
     manifest = {"train": {"deu": str(tmp_path / "deu-en.tsv")}}
-    built = VMSSTRecipe().build(cfg, run, manifest)
+    examples = VMSSTRecipe().examples(cfg, run, manifest)
+    built = VMSSTRecipe().build(cfg, run, manifest, examples)
     assert built.method["settings"]["elbo_weight"] == 0.025  # lambda from a pretrained encoder (section 6.4)
     assert built.method["settings"]["decoder_layers"] == 2  # the checkpoint's depth
-    examples = VMSSTRecipe().examples(cfg, run, manifest)
     batch_ = built.collate(examples, torch.Generator())
     built.model(**batch_)["loss"].backward()
     built.save(built.model, tmp_path / "model")
