@@ -100,6 +100,9 @@ def shifted_inputs(start: nn.Embedding, embeddings: nn.Embedding, targets: torch
     return torch.cat([first, embeddings(targets[:, :-1])], dim=1)
 
 
+INIT_STD = 0.02
+
+
 class LatentDecoder(LatentOutput):
     def __init__(self, embeddings: nn.Embedding, num_languages: int, layers: int, heads: int, ffn: int,
                  latent: int, max_length: int, dropout: float = 0.1, language_start: bool = True,
@@ -109,6 +112,8 @@ class LatentDecoder(LatentOutput):
         self.embeddings = embeddings  # shared with the encoders
         self.positions = nn.Embedding(max_length + 1, d)
         self.start = nn.Embedding(num_languages if language_start else 1, d)
+        for table in (self.positions, self.start):  # at the shared token table's scale (BERT's initializer_range):
+            nn.init.normal_(table.weight, std=INIT_STD)  # N(0, 1) would drown the previous token 50:1 at the input
         self.language_start = language_start
         self.layers = nn.ModuleList(LatentDecoderLayer(d, heads, ffn, latent, dropout) for _ in range(layers))
         self.dropout = nn.Dropout(dropout)

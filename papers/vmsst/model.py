@@ -89,7 +89,8 @@ class InferenceNetwork(nn.Module):
 
 
 def kl_standard_normal(mean: torch.Tensor, logv: torch.Tensor) -> torch.Tensor:
-    """KL(N(mean, exp(logv)) || N(0, I)) summed over dimensions: (B,)."""
+    """KL(N(mean, exp(logv)) || N(0, I)) summed over dimensions, in fp32 under autocast: (B,)."""
+    mean, logv = mean.float(), logv.float()
     return -0.5 * (1 + logv - mean.pow(2) - logv.exp()).sum(-1)
 
 

@@ -25,17 +25,20 @@ from papers.vmsst.data import VMSSTCollator
 from papers.vmsst.model import VMSST
 
 
-def language_ids(manifest: dict) -> dict[str, int]:
-    """English is 0, every other language of the training pairs 1.. in sorted order. A manifest key ``xxx`` holds
-    (xxx, English) pairs, ``xxx-yyy`` (xxx, yyy) pairs (VMSST's Spanish pivot at paper scale)."""
-    langs = {part for key in manifest["train"] for part in key.split("-")} - {"en"}
+def language_ids(manifest: dict, languages: list[str] | None = None) -> dict[str, int]:
+    """English is 0, every other language of the training pairs (of ``languages`` only, if given) 1.. in sorted
+    order. A manifest key ``xxx`` holds (xxx, English) pairs, ``xxx-yyy`` (xxx, yyy) pairs (VMSST's Spanish pivot
+    at paper scale). Restricted to ``languages``, Table 6's unshared model builds one encoder and one decoder per
+    language it trains on, not per language of the corpus."""
+    keys = [k for k in manifest["train"] if languages is None or k.partition("-")[0] in languages]
+    langs = {part for key in keys for part in key.split("-")} - {"en"}
     return {"en": 0} | {lang: i + 1 for i, lang in enumerate(sorted(langs))}
 
 
 def load_examples(manifest: dict, languages: list[str] | None = None) -> list[tuple[str, str, int, int]]:
     """(x, its translation, language id of x, language id of the translation) for every training pair (of
     ``languages`` only, if given)."""
-    ids = language_ids(manifest)
+    ids = language_ids(manifest, languages)
     out = []
     for key, path in sorted(manifest["train"].items()):
         lang, _, pivot = key.partition("-")
@@ -92,7 +95,7 @@ class VMSSTRecipe:
         dropout = {**v["dropout"], **v.get("dropout_by_setting", {}).get(run.init, {})}.get(settings.objective, 0.0)
         set_dropout(backbone, dropout)
         c = backbone.config
-        model = VMSST(backbone, settings, num_languages=len(language_ids(manifest)),
+        model = VMSST(backbone, settings, num_languages=len(language_ids(manifest, languages)),
                       max_length=cfg["training"]["max_length"], decoder_heads=c.num_attention_heads,
                       decoder_ffn=getattr(c, "intermediate_size", None) or c.d_ff, dropout=dropout, seed=run.seed,
                       pretrained_decoder=pretrained_decoder(spec, dropout) if settings.objective != "contrastive"

@@ -60,6 +60,16 @@ def test_tokenizer_training_is_deterministic(tmp_path):
     assert (tmp_path / "a" / "tokenizer.json").read_bytes() == (tmp_path / "b" / "tokenizer.json").read_bytes()
 
 
+def test_tokenizer_alphabet_has_continuations_only_of_word_inner_characters(tmp_path):
+    """Every character is a piece; its "##" form only if it occurs inside a word (CJK characters never do: the
+    normalizer isolates them)."""
+    sents = ["我们 看 狗", "ab ba", "c"] * 3
+    tok = train_wordpiece(sents, vocab_size=1, out_dir=tmp_path / "t", min_frequency=1)
+    alphabet = {t for t in tok.get_vocab() if len(t.removeprefix("##")) == 1}
+    assert alphabet == {"我", "们", "看", "狗", "a", "b", "c", "##a", "##b"}
+    assert tok.convert_ids_to_tokens(tok("我们 ab")["input_ids"]) == ["[CLS]", "我", "们", "a", "##b", "[SEP]"]
+
+
 def test_tokenizer_vocabulary_is_deterministic_at_the_size_limit(tmp_path):
     """HF's trainer alone learned a different vocabulary in 1 of 4 runs on the smoke corpus
     (ties between equal-count merges broken by ids given in hash-map order); 6 runs on that

@@ -318,3 +318,18 @@ def test_gradient_checkpointing_gives_the_same_gradients():
         m(**batch())["loss"].backward()
         grads.append(torch.cat([p.grad.flatten() for p in m.parameters() if p.grad is not None]))
     assert torch.allclose(grads[0], grads[1], atol=1e-6)
+
+
+def test_table6_runs_number_only_their_languages(tmp_path):
+    """Table 6's runs (``languages`` given) give ids to their own languages only, so the unshared model builds an
+    encoder and a decoder per language it trains on, not per language of the corpus."""
+    from papers.vmsst.train import language_ids, load_examples
+
+    manifest = {"train": {}}
+    for lang in ("deu", "fra", "spa"):
+        (tmp_path / f"{lang}.tsv").write_text(f"{lang} one\tone\n")
+        manifest["train"][lang] = str(tmp_path / f"{lang}.tsv")
+    assert language_ids(manifest) == {"en": 0, "deu": 1, "fra": 2, "spa": 3}
+    assert language_ids(manifest, ["spa"]) == {"en": 0, "spa": 1}
+    assert load_examples(manifest, ["spa"]) == [("spa one", "one", 1, 0)]
+    assert load_examples(manifest)[2] == ("spa one", "one", 3, 0)
