@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,6 +64,31 @@ class Recipe(Protocol):
     def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: list) -> Built: ...
 
 
+def snapshotter(run: RunArguments, built: Built, resolved: dict) -> Callable[[int], None]:
+    """Rank 0 saves the model as an embedder folder at each of ``run.snapshot_steps``, under
+    ``<output_dir>/snapshots/step<N>/`` (written beside, then renamed: a folder that exists is complete)."""
+    import torch.distributed as dist
+
+    steps = set(run.snapshot_steps)
+
+    def on_step(step: int) -> None:
+        if step not in steps or (dist.is_initialized() and dist.get_rank() != 0):
+            return
+        final = Path(run.output_dir) / "snapshots" / f"step{step}"
+        tmp = final.with_name(final.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        model = built.model
+        was_training = model.training
+        built.save(model, tmp)
+        write_json(tmp / "training_config.json", {**resolved, "snapshot_step": step})
+        model.train(was_training)
+        shutil.rmtree(final, ignore_errors=True)
+        tmp.rename(final)
+        log.info("snapshot of step %d -> %s", step, final)
+
+    return on_step
+
+
 def main(recipe: Recipe, argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     (run,) = HfArgumentParser(RunArguments).parse_args_into_dataclasses(args=argv)
@@ -82,7 +108,8 @@ def main(recipe: Recipe, argv: list[str] | None = None) -> None:
                                          **overrides)
     resolved = {"paper": recipe.paper, "experiment": experiment, "run": vars(run), "method": built.method,
                 "config": cfg, "n_examples": len(examples)}
-    trainer = Trainer(built.model, examples, built.collate, args, config_to_save=resolved)
+    trainer = Trainer(built.model, examples, built.collate, args, config_to_save=resolved,
+                      on_step=snapshotter(run, built, resolved) if run.snapshot_steps else None)
     summary = trainer.train()
     if "stopped_at" in summary:
         log.info("stopped after step %d (stop_after)", summary["stopped_at"])

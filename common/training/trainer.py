@@ -49,6 +49,9 @@ class LaunchArguments:
 
     max_steps: int | None = field(default=None, metadata={"help": "override the config's max_steps"})
     stop_after: int | None = field(default=None, metadata={"help": "stop (as if killed) after this step; for tests"})
+    snapshot_steps: list[int] = field(default_factory=list, metadata={
+        "help": "also save the model at these steps, under snapshots/step<N>/ (a learning curve: evaluate each "
+                "with python -m common.eval)"})
     local_rank: int = field(default=-1,
                             metadata={"help": "set by the deepspeed launcher (the trainer reads LOCAL_RANK)"})
 
@@ -197,8 +200,11 @@ def forget_deepspeed_groups() -> None:
 
 class Trainer:
     def __init__(self, model: nn.Module, examples: Sequence[Any], collate: Callable[[list, torch.Generator], dict],
-                 args: TrainingArguments, config_to_save: dict | None = None):
+                 args: TrainingArguments, config_to_save: dict | None = None,
+                 on_step: Callable[[int], None] | None = None):
+        """``on_step(step)`` runs on every rank after each optimizer step (e.g. saving a snapshot on rank 0)."""
         self.model, self.examples, self.collate, self.args = model, examples, collate, args
+        self.on_step = on_step
         self.config_to_save = config_to_save or {}
         self.out = Path(args.output_dir)
         self.ckpt_dir = self.out / "checkpoints"
@@ -323,6 +329,8 @@ class Trainer:
             self.engine.step()
             step += 1
             bar.update(1)
+            if self.on_step is not None:
+                self.on_step(step)
             if step % self.args.log_every == 0 or step == self.args.max_steps:
                 last = self._mean_over_ranks({k: v for k, v in out.items() if torch.is_tensor(v) and v.ndim == 0})
             if self.rank == 0 and (step % self.args.log_every == 0 or step == self.args.max_steps):
