@@ -33,12 +33,11 @@ from common.io import write_json
 log = logging.getLogger(__name__)
 
 
-def time_ours(examples: list[tuple[str, str]], batch: int, max_length: int, warmup: int, steps: int,
-              precision: str, work: Path) -> float:
-    """Seconds per steady-state step of our trainer (mean over ``steps`` after ``warmup``)."""
+def tr_model(max_length: int):
+    """The TR training model on all-MiniLM-L6-v2 (mean pooling, temperature 0.05, dropout 0.1) and its collator:
+    the same for our trainer and the bare loop."""
     from common.models.encoder import EncoderSpec, build_mlm_model
     from common.models.tokenizer import load_tokenizer
-    from common.training.trainer import Trainer, TrainingArguments
     from papers.dap.data import DAPCollator
     from papers.dap.model import DAPModel
 
@@ -46,10 +45,19 @@ def time_ours(examples: list[tuple[str, str]], batch: int, max_length: int, warm
     tok = load_tokenizer(minilm_dir())
     model = DAPModel(build_mlm_model(EncoderSpec(pretrained=str(minilm_dir()), dropout=0.1)), ["tr"],
                      temperature=0.05, pooling="mean")
+    return model, DAPCollator(tok, max_length, ["tr"])
+
+
+def time_ours(examples: list[tuple[str, str]], batch: int, max_length: int, warmup: int, steps: int,
+              precision: str, work: Path) -> float:
+    """Seconds per steady-state step of our trainer (mean over ``steps`` after ``warmup``)."""
+    from common.training.trainer import Trainer, TrainingArguments
+
+    model, collate = tr_model(max_length)
     args = TrainingArguments(output_dir=str(work), max_steps=warmup + steps, global_batch_size=batch,
                              learning_rate=2e-5, log_every=1, seed=1,
                              precision={"fp32": "fp32", "bf16": "amp_bf16"}[precision])
-    Trainer(model, [(a, b, 1) for a, b in examples], DAPCollator(tok, max_length, ["tr"]), args).train()
+    Trainer(model, [(a, b, 1) for a, b in examples], collate, args).train()
     if not (work / "metrics.jsonl").exists():  # another rank of a multi-process run: rank 0 has the clock
         return float("nan")
     stamps = {r["step"]: r["elapsed_s"] for r in map(json.loads, (work / "metrics.jsonl").read_text().splitlines())}
@@ -60,20 +68,14 @@ def time_bare(examples: list[tuple[str, str]], batch: int, max_length: int, warm
               precision: str) -> tuple[float, dict[str, float]]:
     """Seconds per steady-state step of a bare loop (collate, forward, backward, clip, AdamW, schedule) and the
     share of each phase in it."""
-    from common.models.encoder import EncoderSpec, build_mlm_model
-    from common.models.tokenizer import load_tokenizer
     from common.training.trainer import TrainingArguments, build_optimizer, lr_lambda
-    from papers.dap.data import DAPCollator
-    from papers.dap.model import DAPModel
 
-    torch.manual_seed(0)
-    tok = load_tokenizer(minilm_dir())
-    model = DAPModel(build_mlm_model(EncoderSpec(pretrained=str(minilm_dir()), dropout=0.1)), ["tr"],
-                     temperature=0.05, pooling="mean").train()
+    model, collate = tr_model(max_length)
+    model.train()
     args = TrainingArguments(output_dir="-", max_steps=warmup + steps, global_batch_size=batch, learning_rate=2e-5)
     opt = build_optimizer(model, args)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_lambda(args))
-    collate, gen = DAPCollator(tok, max_length, ["tr"]), torch.Generator().manual_seed(1)
+    gen = torch.Generator().manual_seed(1)
     phases = dict.fromkeys(("collate", "forward", "backward", "update"), 0.0)
     for step in range(warmup + steps):
         t = [time.perf_counter()]
