@@ -24,6 +24,12 @@ def correlations(pred: np.ndarray, gold: np.ndarray) -> dict[str, float]:
             "pearson": 100 * float(pearsonr(pred, gold).statistic)}
 
 
+def stored(pred: np.ndarray) -> list[float]:
+    """Per-pair scores as a results JSON keeps them: 9 significant digits round-trip float32 exactly, so the
+    stored scores have the evaluator's own order and ties (a collapsed model's cosines differ in the 7th digit)."""
+    return [float(f"{x:.9g}") for x in np.asarray(pred).tolist()]
+
+
 def cosine_scores(subset: StsPairs, embed) -> np.ndarray:
     a, b = normalize(embed(subset.sent1)), normalize(embed(subset.sent2))
     return (a * b).sum(-1).numpy()
@@ -47,5 +53,5 @@ def evaluate(subsets: list[StsPairs], embed, main: str = "wmean") -> dict:
     out = aggregate(preds, golds)
     out["main_score"] = out[main]["spearman"]
     # per-pair cosines and gold scores, for the paired bootstrap (common.report.claims)
-    out["items"] = {n: {"pred": [round(float(x), 6) for x in preds[n]], "gold": golds[n].tolist()} for n in preds}
+    out["items"] = {n: {"pred": stored(preds[n]), "gold": golds[n].tolist()} for n in preds}
     return out

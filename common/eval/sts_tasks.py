@@ -46,7 +46,7 @@ def run_sts_years(task: Task, ctx: EvalContext) -> TaskResult:
         concat = sts.correlations(np.concatenate(list(preds.values())), np.concatenate(list(golds.values())))
         per_year[year] = {"datasets": per, "mean_pearson": statistics.fmean(c["pearson"] for c in per.values()),
                           "concat_spearman": concat["spearman"]}
-        items[year] = {n: {"pred": [round(float(x), 6) for x in preds[n]], "gold": golds[n].tolist()} for n in preds}
+        items[year] = {n: {"pred": sts.stored(preds[n]), "gold": golds[n].tolist()} for n in preds}
     key = {"pearson": "mean_pearson", "concat-spearman": "concat_spearman"}[task.params["protocol"]]
     average = {k: statistics.fmean(y[k] for y in per_year.values()) for k in ("mean_pearson", "concat_spearman")}
     scores = {"years": per_year, "items": items, "average": average}
@@ -63,7 +63,7 @@ def run_sts17(task: Task, ctx: EvalContext) -> TaskResult:
         b = normalize(ctx.encode(pairs.sent2, d["langs"][1]))
         pred = (a * b).sum(-1).numpy()
         out[d["name"]] = {**sts.correlations(pred, np.asarray(pairs.scores)), "n": len(pairs), "langs": d["langs"],
-                          "items": {"pred": [round(float(x), 6) for x in pred], "gold": list(pairs.scores)}}
+                          "items": {"pred": sts.stored(pred), "gold": list(pairs.scores)}}
         files += [d["input"], d["gold"]]
     same = [n for n, v in out.items() if v["langs"][0] == v["langs"][1]]
     diff = [n for n in out if n not in same]

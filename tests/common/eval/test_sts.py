@@ -1,7 +1,9 @@
 import numpy as np
 import pytest
+import torch
 from scipy.stats import rankdata
 
+from common.data.loaders import StsPairs
 from common.eval import sts
 
 
@@ -20,3 +22,20 @@ def test_aggregations_hand_computed():
     rp, rg = rankdata(p), rankdata(g)  # tied predictions get average ranks, as Spearman's rho does
     expected = 100 * np.corrcoef(rp, rg)[0, 1]
     assert out["all"]["spearman"] == pytest.approx(expected)
+
+
+def test_stored_scores_of_a_collapsed_model_keep_the_evaluators_spearman():
+    from common.report.claims import item_metric
+
+    g = torch.Generator().manual_seed(0)
+    base = torch.randn(1, 16, generator=g)
+    embed = lambda s: base + 1e-3 * torch.randn(len(s), 16, generator=g)  # noqa: E731 -- cosines within 1e-6 of 1
+    subset = StsPairs("a", [f"p{i}" for i in range(60)], [f"q{i}" for i in range(60)], [i % 6 for i in range(60)])
+    out = sts.evaluate([subset], embed)
+    m = item_metric("sts-en", {"datasets": {"STS": out}})
+    assert m.value() == pytest.approx(out["wmean"]["spearman"], abs=1e-9)
+
+
+def test_stored_scores_round_trip_float32():
+    p = (1 - np.float32(6e-8) * np.arange(50, dtype=np.float32)).astype(np.float32)  # 50 distinct float32 near 1
+    assert np.array_equal(np.asarray(sts.stored(p), dtype=np.float32), p) and len(set(sts.stored(p))) == 50
