@@ -174,13 +174,15 @@ def test_leaderboard_smoke(smoke):
     assert_report(smoke, "leaderboard/all", "figures/leaderboard/smoke", ["leaderboard"], ["leaderboard"])
     rows = list(csv.reader((smoke / "figures/leaderboard/smoke/leaderboard.csv").read_text().splitlines()))
     header, body = rows[0], {r[0]: dict(zip(rows[0], r)) for r in rows[1:]}
-    assert header[1:3] == ["tatoeba@cosine", "tatoeba@cosine per seed"]
+    assert header[1:4] == ["tatoeba@cosine", "tatoeba@cosine 95% CI", "tatoeba@cosine per seed"]
     assert set(body) == {"TR (in-batch translation ranking)", "TR+TLM", "DAP (TR + RTL)",
                          "MoCo-BERT (dual momentum contrast)", "Contrastive (symmetric in-batch, dot product)",
                          "VMSST (variational source separation)"}
     moco = body["MoCo-BERT (dual momentum contrast)"]
     assert moco["xnli@zero-shot"] == "n/a" and float(moco["tatoeba@cosine"]) >= 0  # XNLI needs one shared encoder
     assert all(float(r["xnli@zero-shot"]) > 0 for name, r in body.items() if "MoCo" not in name)
+    lo, hi = (float(x) for x in body["DAP (TR + RTL)"]["tatoeba@cosine 95% CI"].strip("[]").split(", "))
+    assert lo <= float(body["DAP (TR + RTL)"]["tatoeba@cosine"]) <= hi
 
 
 @needs_data

@@ -9,6 +9,7 @@ language pair, an STS subset, the XNLI items), as many items as it has with repl
 the mean over the drawn seeds of metric_B - metric_A on the drawn items. The interval is the
 percentile interval of the replicates (Efron & Tibshirani 1993, ch. 13; Koehn 2004 for paired
 resampling of test items); the point estimate is the mean over seeds of the difference on all items.
+:func:`bootstrap` resamples one system's metric the same way (the interval of a leaderboard cell).
 
 Verdicts (:func:`verdict`): "holds" when the interval lies on the paper's side of zero, "reversed" when
 it lies on the other side, "inconclusive" otherwise.
@@ -210,11 +211,35 @@ def item_metric(task_type: str, scores: dict, languages: Sequence[str] | None = 
 
 @dataclass(frozen=True)
 class Difference:
-    mean: float  # mean over seeds of B - A on all items
+    mean: float  # mean over seeds of B - A on all items (of B alone: :func:`bootstrap`)
     lo: float
     hi: float
     seeds: int
     replicates: int
+
+
+def _bootstrap(b: Sequence[ItemMetric], a: Sequence[ItemMetric] | None, replicates: int, seed: int,
+               level: float) -> Difference:
+    """Mean over seeds of B - A (B alone when ``a`` is None) and its percentile interval: each replicate draws the
+    seeds, then every stratum's items, with replacement (the draw order is the module docstring's)."""
+    strata = b[0].strata
+    if any(m.strata != strata for m in (*b, *(a or ()))):
+        raise ValueError("every seed of both systems must be scored on the same test items")
+
+    def value(s: int, idx: list[np.ndarray] | None) -> float:
+        return b[s].value(idx) - (a[s].value(idx) if a is not None else 0.0)
+
+    rng = np.random.default_rng(seed)
+    point = np.array([value(s, None) for s in range(len(b))])
+    out = np.empty(replicates)
+    for r in range(replicates):
+        seeds = rng.integers(0, len(b), len(b))
+        idx = [rng.integers(0, n, n) for n in strata]
+        per_seed = {s: value(s, idx) for s in set(seeds.tolist())}
+        out[r] = np.mean([per_seed[s] for s in seeds.tolist()])
+    tail = 100 * (1 - level) / 2
+    lo, hi = np.percentile(out, [tail, 100 - tail])
+    return Difference(float(point.mean()), float(lo), float(hi), len(b), replicates)
 
 
 def paired_bootstrap(a: Sequence[ItemMetric], b: Sequence[ItemMetric], replicates: int = 1000, seed: int = 0,
@@ -222,20 +247,15 @@ def paired_bootstrap(a: Sequence[ItemMetric], b: Sequence[ItemMetric], replicate
     """Mean of B - A over paired seeds and its percentile interval, resampling seeds and items jointly."""
     if len(a) != len(b) or not a:
         raise ValueError(f"paired seeds needed: {len(a)} against {len(b)}")
-    strata = a[0].strata
-    if any(m.strata != strata for m in (*a, *b)):
-        raise ValueError("every seed of both systems must be scored on the same test items")
-    rng = np.random.default_rng(seed)
-    diffs = np.array([bm.value() - am.value() for am, bm in zip(a, b)])
-    out = np.empty(replicates)
-    for r in range(replicates):
-        seeds = rng.integers(0, len(a), len(a))
-        idx = [rng.integers(0, n, n) for n in strata]
-        per_seed = {s: b[s].value(idx) - a[s].value(idx) for s in set(seeds.tolist())}
-        out[r] = np.mean([per_seed[s] for s in seeds.tolist()])
-    tail = 100 * (1 - level) / 2
-    lo, hi = np.percentile(out, [tail, 100 - tail])
-    return Difference(float(diffs.mean()), float(lo), float(hi), len(a), replicates)
+    return _bootstrap(b, a, replicates, seed, level)
+
+
+def bootstrap(b: Sequence[ItemMetric], replicates: int = 1000, seed: int = 0, level: float = 0.95) -> Difference:
+    """One system's metric: its mean over seeds and the percentile interval of the same resampling of seeds and
+    items (the interval of a leaderboard cell)."""
+    if not b:
+        raise ValueError("no seeds to bootstrap")
+    return _bootstrap(b, None, replicates, seed, level)
 
 
 def verdict(d: Difference, expected_sign: int = 1) -> str:

@@ -4,7 +4,7 @@ import torch
 
 from common.data.loaders import BuccSplit, StsPairs
 from common.eval import bucc, sts, tatoeba
-from common.report.claims import Difference, MeanF1, MeanOfAccuracies, item_metric, paired_bootstrap, verdict
+from common.report.claims import Difference, MeanF1, MeanOfAccuracies, bootstrap, item_metric, paired_bootstrap, verdict
 
 
 def acc(*outcomes):
@@ -46,6 +46,19 @@ def test_matches_a_naive_reference():
     assert (d.lo, d.hi) == pytest.approx((lo, hi), abs=1e-9)
     assert d.mean == pytest.approx(np.mean([bb.value() - aa.value() for aa, bb in zip(a, b)]))
 
+
+
+def test_one_system_interval_is_the_paired_one_against_a_system_wrong_everywhere():
+    g = np.random.default_rng(7)
+    draw = lambda p: "".join("1" if x else "0" for x in g.random(30) < p)  # noqa: E731
+    b = [acc(draw(0.4), draw(0.7)) for _ in range(3)]
+    zero = [acc("0" * 30, "0" * 30)] * 3
+    d = bootstrap(b, replicates=250, seed=2)
+    lo, hi = naive(zero, b, 250, 2)  # the same draws, with B - 0 = B
+    assert (d.lo, d.hi) == pytest.approx((lo, hi), abs=1e-9)
+    assert d.mean == pytest.approx(np.mean([m.value() for m in b])) and d.lo <= d.mean <= d.hi
+    assert (bootstrap([acc("11", "11")] * 2, replicates=50).lo, bootstrap([acc("11", "0")], replicates=50).hi) == (
+        100.0, 50.0)  # right everywhere: no spread; the second stratum can never score
 
 def test_verdicts():
     assert verdict(Difference(2.0, 0.5, 3.5, 3, 1000)) == "holds"
