@@ -26,7 +26,7 @@ GROUPS = {"14": LASER_14, "28": DAP_28, "36": XTREME_36}
 # of the mini scale, where the initial English MiniLM's vocabulary covers only Latin-script text.
 LATIN_SCRIPT = set(("afr ang arq ast bre cat cbk ceb ces cha cor csb dan deu dsb epo est eus fao fin fra fry gla "
                     "gle glg gsw hrv hsb hun ido ile ina ind isl ita jav kab kzj lat lfn lit lvs max nds nld nno "
-                    "nob nov oci pam pms pol por ron slk slv spa sqi swe swg swh tgl tuk tur tzl uzb vie war wuu "
+                    "nob nov oci pam pms pol por ron slk slv spa sqi swe swg swh tgl tuk tur tzl uzb vie war "
                     "xho yor zsm").split())
 # ISO 639-1 codes used in the paper's tables.
 TO_ISO1 = dict(zip(XTREME_36, ("af ar bg bn de el es et eu fa fi fr he hi hu id it ja jv ka kk ko ml mr nl pt ru sw ta "

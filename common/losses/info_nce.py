@@ -17,6 +17,9 @@ from torch import nn
 
 
 class QueueInfoNCELoss(nn.Module):
+    """InfoNCE against a queue (MoCo, He et al. 2020, eq. 1; MoCo-BERT eq. 2): -log of the positive key's
+    probability in a (1 + K)-way softmax of q . k / tau, averaged over queries (the module docstring)."""
+
     def __init__(self, temperature: float = 0.04):
         super().__init__()
         if temperature <= 0:

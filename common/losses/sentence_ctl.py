@@ -67,6 +67,9 @@ class LossWindow(nn.Module):
 
 
 class SentenceCTLLoss(nn.Module):
+    """HICTL's sentence-level CTL (Wei et al. 2021, eqs. 2-4): each of the 2N sentences against its translation,
+    with the 2N - 2 other sentences of both sides as negatives; optionally eqs. 5-6's interpolated hard negatives."""
+
     def __init__(self, temperature: float = 1.0, zeta: float = 0.9, hard_negatives: bool = False):
         super().__init__()
         if temperature <= 0 or not 0 < zeta < 1:

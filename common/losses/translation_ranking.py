@@ -23,6 +23,9 @@ from common.distributed import gather_with_grad, rank
 
 
 class TranslationRankingLoss(nn.Module):
+    """Translation ranking (Guo et al. 2018; DAP eq. 5): -log softmax of the true translation's margin-reduced
+    cosine / tau among the global batch's candidates, averaged over sources (optionally both directions)."""
+
     def __init__(self, temperature: float = 0.05, margin: float = 0.0, bidirectional: bool = False):
         super().__init__()
         if temperature <= 0:

@@ -32,6 +32,9 @@ def bag_of_words(ids: torch.Tensor, mask: torch.Tensor, vocab_size: int, special
 
 
 class WordCTLLoss(nn.Module):
+    """HICTL's word-level CTL (Wei et al. 2021, eqs. 7-8): the pair's first-token state against each word piece of
+    its bag of words, with m similarity-sampled words outside the bag as negatives; mean over the bag, then pairs."""
+
     def __init__(self, num_negatives: int = 512, temperature: float = 1.0):
         super().__init__()
         if num_negatives < 1 or temperature <= 0:

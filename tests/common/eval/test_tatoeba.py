@@ -44,3 +44,8 @@ def test_ties_go_to_the_lowest_index():
     assert tatoeba.nearest(queries, keys).tolist() == [0] * 10 + [10, 11]
     assert tatoeba.nearest(queries, keys, block=3).tolist() == [0] * 10 + [10, 11]  # blocks change nothing
     assert tatoeba.retrieval_accuracy(queries, keys) == pytest.approx(300 / 12)
+
+
+def test_latin_script_group_holds_no_han_kana_or_hangul_language():
+    assert not tatoeba.LATIN_SCRIPT & {"cmn", "wuu", "yue", "jpn", "kor"}  # wuu (Wu Chinese) was listed once
+    assert {"deu", "fra", "ces", "pol", "vie", "tur"} <= tatoeba.LATIN_SCRIPT
