@@ -24,3 +24,20 @@ def test_paper_registries_derive_every_run_once():
     assert len(reg) == 2 * 3 * 3 + 8 and reg.seeds("dap", "mbert") == [1, 2, 3] and reg.seeds("dap_k-1", "mbert") == [1]
     reg = moco(load_paper_config("moco", "paper"))
     assert len(reg) == 14 and [r.method for r in reg if "moco-tsne" in r.tasks] == ["moco"]
+
+
+def test_mini_claims_compare_three_seeds():
+    """Issue 11: every run a claim compares is trained with 3 seeds at mini scale; the others with one."""
+    from common.config import load_paper_config
+    from papers.dap.runs import registry as dap
+    from papers.moco.runs import claim_runs
+    from papers.moco.runs import registry as moco
+
+    reg = dap(load_paper_config("dap", "mini"))
+    assert all(reg.seeds(m, "minilm") == [1, 2, 3] for m in ("tr", "tr_tlm", "dap"))
+    assert reg.seeds("dap_rho-0.75", "minilm") == [1]
+    cfg = load_paper_config("moco", "mini")
+    reg = moco(cfg)
+    compared = claim_runs(cfg)
+    assert {"moco", "inbatch"} <= compared
+    assert all(len(reg.seeds(m, r.init)) == (3 if m in compared else 1) for r in reg for m in [r.method])

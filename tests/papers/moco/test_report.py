@@ -3,7 +3,7 @@ import pytest
 from common.config import load_paper_config
 from common.io import write_json
 from common.report.results import ResultStore
-from papers.moco.report import Results, claims, queue_age_note
+from papers.moco.report import Results, claims, momentum_note, queue_age_note
 from papers.moco.runs import registry
 
 
@@ -18,6 +18,14 @@ def test_queue_age_note_against_hand_computed_ages():
                     "16: 1 of 10 steps (10.0 %); "
                     "64: 4 of 10 steps (40.0 %); paper 409600: 400 of 78600 steps (0.5 %).")
 
+
+
+def test_momentum_note_against_hand_computed_horizons():
+    cfg = {"moco": {"momentum": 0.8}, "training": {"max_steps": 400}}
+    # 1 / (1 - 0.8) = 5 steps of 400 (1.25 %); paper 1 / (1 - 0.999) = 1000 of 78600 (1.27 %)
+    assert momentum_note(cfg, load_paper_config("moco", "paper")) == (
+        "Momentum horizon 1 / (1 - m) as a share of the run: ours m = 0.8: 5.0 of 400 steps (1.25 %); "
+        "paper m = 0.999: 1000.0 of 78600 steps (1.27 %).")
 
 def test_claims_give_intervals_and_verdicts(tmp_path):
     """Hand-made results with known answers: MoCo right on every Tatoeba sentence where in-batch is wrong on

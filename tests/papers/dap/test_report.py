@@ -1,0 +1,40 @@
+import pytest
+
+from common.io import write_json
+from common.report.cli import ReportContext
+from common.report.results import ResultStore
+from papers.dap.report import claims
+from papers.dap.runs import registry
+
+
+def test_claims_give_intervals_and_verdicts(tmp_path):
+    """Hand-made results with known answers. DAP is right on every German Tatoeba sentence where TR and TR+TLM are
+    wrong on every one, and all three are equal on Chinese: the Latin-script row is +100 [100, 100] (holds), the
+    trained-languages row +50 [50, 50] (German and Chinese). XNLI outcomes are identical (0: inconclusive); DAP finds
+    none of the BUCC gold pairs the baselines find (reversed)."""
+    cfg = {"encoders": {"minilm": {}}, "seeds": [1, 2], "ablations": {}, "ablation_seed": 1,
+           "dap": {"direction": "xx2en", "rho": 1.0, "rtl_layers": 2}}
+
+    def put(method, seed, deu, tp):
+        d = tmp_path / "eval" / "minilm" / method / f"seed{seed}"
+        write_json(d / "tatoeba@cosine.json", {"scores": {
+            "items": {"deu": {"xx2en": deu, "en2xx": deu}, "cmn": {"xx2en": "0110", "en2xx": "1010"}},
+            "groups": {"36": {"both": None}, "all": {"both": 0.0}, "trained_latin": {"n_languages": 1}},
+            "trained_languages": ["cmn", "deu"]}})
+        write_json(d / "bucc@ratio-k4.json", {"scores": {"per_pair": {"de-en": {"test_items": {
+            "gold": "0111", "tp": tp, "fp": "1000"}}}}})
+        write_json(d / "xnli@zero-shot.json", {"scores": {"items": {"en": "1100", "de": "1010"}}})
+
+    for seed in (1, 2):
+        put("tr", seed, "0000", "0111")
+        put("tr_tlm", seed, "0000", "0111")
+        put("dap", seed, "1111", "0000")
+    ctx = ReportContext("dap", "mini", cfg, ResultStore(tmp_path, registry(cfg)), {}, {}, tmp_path)
+    rows = {(r[1], r[2]): r for r in claims(ctx).rows}
+    latin = rows[("DAP > TR", "Tatoeba, Latin-script languages with training data (1)")]
+    assert (latin[5], latin[6], latin[7], latin[8]) == (100.0, "[100.0, 100.0]", 2, "holds")
+    trained = rows[("DAP > TR+TLM", "Tatoeba, languages with training data (2)")]
+    assert (trained[5], trained[6], trained[8]) == (50.0, "[50.0, 50.0]", "holds")
+    assert rows[("DAP > TR", "XNLI accuracy")][8] == "inconclusive"
+    bucc = rows[("DAP > TR", "BUCC test F1")]
+    assert bucc[3].mean == pytest.approx(200 * 3 / (3 + 1 + 3)) and bucc[4].mean == 0.0 and bucc[8] == "reversed"
