@@ -40,4 +40,4 @@ def test_mini_claims_compare_three_seeds():
     reg = moco(cfg)
     compared = claim_runs(cfg)
     assert {"moco", "inbatch"} <= compared
-    assert all(len(reg.seeds(m, r.init)) == (3 if m in compared else 1) for r in reg for m in [r.method])
+    assert all(len(reg.seeds(r.method, r.init)) == (3 if r.method in compared else 1) for r in reg)

@@ -47,7 +47,6 @@ def test_matches_a_naive_reference():
     assert d.mean == pytest.approx(np.mean([bb.value() - aa.value() for aa, bb in zip(a, b)]))
 
 
-
 def test_one_system_interval_is_the_paired_one_against_a_system_wrong_everywhere():
     g = np.random.default_rng(7)
     draw = lambda p: "".join("1" if x else "0" for x in g.random(30) < p)  # noqa: E731
@@ -59,6 +58,7 @@ def test_one_system_interval_is_the_paired_one_against_a_system_wrong_everywhere
     assert d.mean == pytest.approx(np.mean([m.value() for m in b])) and d.lo <= d.mean <= d.hi
     assert (bootstrap([acc("11", "11")] * 2, replicates=50).lo, bootstrap([acc("11", "0")], replicates=50).hi) == (
         100.0, 50.0)  # right everywhere: no spread; the second stratum can never score
+
 
 def test_verdicts():
     assert verdict(Difference(2.0, 0.5, 3.5, 3, 1000)) == "holds"
