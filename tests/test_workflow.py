@@ -177,7 +177,8 @@ def test_leaderboard_smoke(smoke):
     assert header[1:4] == ["tatoeba@cosine", "tatoeba@cosine 95% CI", "tatoeba@cosine per seed"]
     assert set(body) == {"TR (in-batch translation ranking)", "TR+TLM", "DAP (TR + RTL)",
                          "MoCo-BERT (dual momentum contrast)", "Contrastive (symmetric in-batch, dot product)",
-                         "VMSST (variational source separation)"}
+                         "VMSST (variational source separation)", "MLM/TLM only",
+                         "HICTL (sentence + word CTL, hard negatives)"}
     moco = body["MoCo-BERT (dual momentum contrast)"]
     assert moco["xnli@zero-shot"] == "n/a" and float(moco["tatoeba@cosine"]) >= 0  # XNLI needs one shared encoder
     assert all(float(r["xnli@zero-shot"]) > 0 for name, r in body.items() if "MoCo" not in name)
@@ -268,9 +269,9 @@ def test_hictl_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
 
 def test_leaderboard_dry_runs(tmp_path):
     counts = job_counts(snakemake(tmp_path, "leaderboard/all", "-n", "--config", "scale=paper").stdout, "leaderboard")
-    # TR, TR+TLM, DAP, MoCo-BERT, Contrastive, BiTranslation, VMSST x 3 seeds
-    assert counts["leaderboard_train"] == 7 * 3
-    assert counts["leaderboard_evaluate"] == 21 and counts["leaderboard_evaluate_extra"] == 18  # XNLI: not for MoCo
+    # TR, TR+TLM, DAP, MoCo-BERT, Contrastive, BiTranslation, VMSST, MLM/TLM only, HICTL x 3 seeds
+    assert counts["leaderboard_train"] == 9 * 3
+    assert counts["leaderboard_evaluate"] == 27 and counts["leaderboard_evaluate_extra"] == 24  # XNLI: not for MoCo
     small = snakemake(tmp_path, "leaderboard/all", "-n", "--config", "leaderboard_methods=[tr]",
                       "leaderboard_tasks=[tatoeba@cosine]").stdout
     assert job_counts(small, "leaderboard") == {f"leaderboard_{r}": 1 for r in

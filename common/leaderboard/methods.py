@@ -32,6 +32,8 @@ METHODS: dict[str, Method] = {m.name: m for m in (
            "VMSST section 6.3 (Wieting et al. 2023)"),
     Method("bitranslation", "vmsst", "bitranslation", "BiTranslation (translation terms only)", "VMSST section 6.3"),
     Method("vmsst", "vmsst", "vmsst", "VMSST (variational source separation)", "Wieting et al. 2023"),
+    Method("lm_only", "hictl", "lm_only", "MLM/TLM only", "HICTL Table 1 baseline (Wei et al. 2021)"),
+    Method("hictl", "hictl", "hictl_hns", "HICTL (sentence + word CTL, hard negatives)", "Wei et al. 2021"),
 )}
 
 

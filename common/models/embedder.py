@@ -13,11 +13,14 @@ calls the loader registered for that kind in ``EMBEDDERS``. Kinds:
 * ``dual-encoder`` -- MoCo-BERT: a language-specific encoder per side, English (``en/``) and the
   other language(s) (``xx/``), each a ``sentence-encoder`` folder.
 
-Later papers register their kinds (VMSST's semantic encoder, a fairseq encoder) with
-:func:`register_embedder`. Encoding runs on the GPU when one is present.
+* ``fairseq-encoder`` -- the encoder of an NMT model fine-tuned with fairseq (HICTL section 3.2), registered by
+  :mod:`common.nmt.embedder`, which ``PLUGINS`` imports the first time a folder of that kind is read.
+
+Other kinds register with :func:`register_embedder`. Encoding runs on the GPU when one is present.
 """
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -99,6 +102,8 @@ class DualEncoderEmbedder(Embedder):
 
 Loader = Callable[..., Embedder]
 EMBEDDERS: dict[str, Loader] = {"sentence-encoder": SentenceEncoderEmbedder, "dual-encoder": DualEncoderEmbedder}
+# kinds whose loader lives with its model code (and heavier imports), registered when that module is imported
+PLUGINS: dict[str, str] = {"fairseq-encoder": "common.nmt.embedder"}
 
 
 def register_embedder(kind: str, loader: Loader) -> None:
@@ -120,6 +125,8 @@ def read_embedder_meta(model_dir: str | Path) -> dict:
     if not path.exists():
         raise FileNotFoundError(f"{path}: no embedder.json; not a model folder written by this repository")
     meta = json.loads(path.read_text())
+    if meta.get("kind") in PLUGINS:
+        importlib.import_module(PLUGINS[meta["kind"]])
     if meta.get("kind") not in EMBEDDERS:
         raise ValueError(f"{path}: unknown embedder kind {meta.get('kind')!r}; registered: {sorted(EMBEDDERS)}")
     return meta

@@ -14,6 +14,8 @@
 A killed run resumes: fairseq restarts from ``checkpoint_last.pt`` in the save folder (and ignores
 ``--finetune-from-model`` once that exists). ``python -m common.nmt.recipe --help`` lists the commands the
 workflow runs; every command writes its outputs atomically (a checkpoint folder is complete when ``done.json`` is).
+A stage folder is also a ``fairseq-encoder`` model folder (:mod:`common.nmt.embedder`): ``python -m common.eval``
+scores its encoder on any registered task.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from pathlib import Path
 import torch
 
 from common.io import read_lines, write_json, write_lines
+from common.nmt.embedder import save_fairseq_encoder_meta
 
 log = logging.getLogger(__name__)
 PLUGIN = Path(__file__).parent / "fairseq_plugin"
@@ -109,12 +112,14 @@ def stage1(s: NMTSettings, data: Path, encoder: Path, save_dir: Path) -> None:
     _run([sys.executable, "-m", "fairseq_cli.train", *_common(s, data, save_dir, s.stage1_lr or s.lr,
                                                                s.stage1_max_update),
           *_hf(s, encoder), "--freeze-encoder", "--patience", str(s.stage1_patience)], save_dir / "train.log")
+    save_fairseq_encoder_meta(save_dir, encoder)
     _finish(save_dir, {"stage": 1, "settings": asdict(s), "encoder": str(encoder), "data": str(data)})
 
 
 def stage2(s: NMTSettings, data: Path, encoder: Path, stage1_dir: Path, save_dir: Path) -> None:
     _run([sys.executable, "-m", "fairseq_cli.train", *_common(s, data, save_dir, s.lr, s.stage2_max_update),
           *_hf(s, encoder), "--finetune-from-model", str(stage1_dir / "checkpoint_best.pt")], save_dir / "train.log")
+    save_fairseq_encoder_meta(save_dir, encoder)  # its encoder, fine-tuned, scored by any registered task
     _finish(save_dir, {"stage": 2, "settings": asdict(s), "encoder": str(encoder), "data": str(data),
                        "from": str(stage1_dir)})
 

@@ -1,32 +1,15 @@
 """The fairseq plugin's pieces against hand-written references: dictionary ids equal the tokenizer's, the
 [CLS]-vocabulary logit bias (HICTL section 3.2) equals a loop over words, the frozen encoder gets no gradient and no
 dropout, the decoder adds the bias to every step's logits, and ``--hf-random-init`` keeps the shape only."""
-import argparse
 import math
-from types import SimpleNamespace
 
 import pytest
 import torch
 
-from common.models.encoder import EncoderSpec, SentenceEncoder, build_mlm_model
-from common.models.tokenizer import train_wordpiece
+from tests.common.nmt.conftest import SENTS, build_nmt_model
 
 fairseq = pytest.importorskip("fairseq")
 from common.nmt.fairseq_plugin.dictionary import HFDictionary  # noqa: E402
-from common.nmt.fairseq_plugin.model import HFEncoderTransformer, hf_architecture  # noqa: E402
-
-SENTS = ["the cat sees a dog", "a dog eats bread", "die katze sieht einen hund", "le chat voit un chien"] * 5
-
-
-@pytest.fixture(scope="module")
-def encoder_dir(tmp_path_factory):
-    out = tmp_path_factory.mktemp("nmt_enc")
-    tok = train_wordpiece(SENTS, vocab_size=100, out_dir=out / "tok", min_frequency=1)
-    torch.manual_seed(0)
-    mlm = build_mlm_model(EncoderSpec(hidden_size=16, num_layers=2, num_heads=2, intermediate_size=32,
-                                      dropout=0.3), len(tok))
-    SentenceEncoder(mlm.base_model, "cls").save(out / "model", tok)
-    return out / "model", tok
 
 
 def test_dictionary_ids_are_the_tokenizers(encoder_dir):
@@ -40,19 +23,9 @@ def test_dictionary_ids_are_the_tokenizers(encoder_dir):
     assert d.index("<2fr>") == len(tok) + 1
 
 
-def _model(path, tok, **flags) -> HFEncoderTransformer:
-    """The model as fairseq builds it: the command-line flags given, the architecture's defaults for the rest."""
-    args = argparse.Namespace(**{"hf_encoder": str(path), "cls_logit_bias": True, "decoder_layers": 1,
-                                 "dropout": 0.0, "attention_dropout": 0.0, **flags})
-    hf_architecture(args)
-    d = HFDictionary(tok, ["de", "en"])
-    torch.manual_seed(1)
-    return HFEncoderTransformer.build_model(args, SimpleNamespace(source_dictionary=d, target_dictionary=d))
-
-
 def test_cls_logit_bias_equals_cosine_loop(encoder_dir):
     path, tok = encoder_dir
-    model = _model(path, tok).eval()
+    model = build_nmt_model(path, tok).eval()
     b = tok(SENTS[:3], padding=True, return_tensors="pt")
     with torch.no_grad():
         out = model.encoder(b["input_ids"])
@@ -71,7 +44,7 @@ def test_cls_logit_bias_equals_cosine_loop(encoder_dir):
 
 def test_decoder_adds_the_bias_at_every_step(encoder_dir):
     path, tok = encoder_dir
-    model = _model(path, tok).eval()
+    model = build_nmt_model(path, tok).eval()
     src = tok(SENTS[:2], padding=True, return_tensors="pt")["input_ids"]
     prev = torch.tensor([[tok.sep_token_id, 5, 6, 7], [tok.sep_token_id, 8, 9, 10]])
     with torch.no_grad():
@@ -83,7 +56,7 @@ def test_decoder_adds_the_bias_at_every_step(encoder_dir):
 
 def test_frozen_encoder_gets_no_gradient_and_no_dropout(encoder_dir):
     path, tok = encoder_dir
-    model = _model(path, tok, freeze_encoder=True)
+    model = build_nmt_model(path, tok, freeze_encoder=True)
     assert not any(p.requires_grad for p in model.encoder.parameters())
     assert all(p.requires_grad for p in model.decoder.parameters())
     model.train()
@@ -100,7 +73,7 @@ def test_frozen_encoder_gets_no_gradient_and_no_dropout(encoder_dir):
 
 def test_random_init_keeps_the_shape_not_the_weights(encoder_dir):
     path, tok = encoder_dir
-    pretrained, fresh = _model(path, tok), _model(path, tok, hf_random_init=True)
+    pretrained, fresh = build_nmt_model(path, tok), build_nmt_model(path, tok, hf_random_init=True)
     a, b = pretrained.encoder.backbone.state_dict(), fresh.encoder.backbone.state_dict()
     assert a.keys() == b.keys() and all(a[k].shape == b[k].shape for k in a)
     assert not torch.equal(a["embeddings.word_embeddings.weight"], b["embeddings.word_embeddings.weight"])
@@ -109,7 +82,7 @@ def test_random_init_keeps_the_shape_not_the_weights(encoder_dir):
 def test_reorder_encoder_out_follows_the_beam_order(encoder_dir):
     """Beam search expands and reorders sentences: states on dim 1 (T, B, C), mask and bias on dim 0."""
     path, tok = encoder_dir
-    model = _model(path, tok).eval()
+    model = build_nmt_model(path, tok).eval()
     src = tok(SENTS[:2], padding=True, return_tensors="pt")["input_ids"]
     with torch.no_grad():
         out = model.encoder(src)
