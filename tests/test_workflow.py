@@ -178,10 +178,19 @@ def test_leaderboard_smoke(smoke):
     assert set(body) == {"TR (in-batch translation ranking)", "TR+TLM", "DAP (TR + RTL)",
                          "MoCo-BERT (dual momentum contrast)", "Contrastive (symmetric in-batch, dot product)",
                          "VMSST (variational source separation)", "MLM/TLM only",
-                         "HICTL (sentence + word CTL, hard negatives)"}
+                         "HICTL (sentence + word CTL, hard negatives)", "random-init Transformer (NMT only)"}
     moco = body["MoCo-BERT (dual momentum contrast)"]
     assert moco["xnli@zero-shot"] == "n/a" and float(moco["tatoeba@cosine"]) >= 0  # XNLI needs one shared encoder
+    random = body.pop("random-init Transformer (NMT only)")
     assert all(float(r["xnli@zero-shot"]) > 0 for name, r in body.items() if "MoCo" not in name)
+    # the NMT column: TR's and MoCo-BERT's encoders fine-tuned (MoCo-BERT's non-English side), the others not at smoke
+    nmt = "nmt@qaa-en.synthetic_test"
+    assert header[-3:] == [nmt, f"{nmt} 95% CI", f"{nmt} per seed"] and random["tatoeba@cosine"] == "–"
+    assert all(float(body[m][nmt]) >= 0 for m in ("TR (in-batch translation ranking)",
+                                                  "MoCo-BERT (dual momentum contrast)")) and float(random[nmt]) >= 0
+    assert body["DAP (TR + RTL)"][nmt] == "–"
+    side = smoke / "results/smoke/leaderboard/nmt/leaderboard/moco/stage2/qaa-en/embedder.json"
+    assert json.loads(side.read_text())["encoder"].endswith("moco/seed1/model/xx")
     lo, hi = (float(x) for x in body["DAP (TR + RTL)"]["tatoeba@cosine 95% CI"].strip("[]").split(", "))
     assert lo <= float(body["DAP (TR + RTL)"]["tatoeba@cosine"]) <= hi
 

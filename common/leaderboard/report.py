@@ -5,7 +5,9 @@ batch and seeds (``config/<scale>.yaml``), and scored by the same registered tas
 compares methods on equal terms. A cell is the mean over seeds of the task's main score, its 95 % bootstrap
 interval resampling seeds and test items jointly (:func:`common.report.claims.bootstrap`, the claims tables'
 procedure) and the per-seed values; "n/a" marks a task that does not apply to a method's model (XNLI
-fine-tunes one shared encoder, which MoCo-BERT's language-specific pair is not).
+fine-tunes one shared encoder, which MoCo-BERT's language-specific pair is not). Where the config has an NMT
+column (:mod:`common.leaderboard.nmt`), a last column gives each method's BLEU after HICTL's two-stage NMT
+fine-tuning, and a last row the random-init Transformer's.
 """
 from __future__ import annotations
 
@@ -16,11 +18,14 @@ import numpy as np
 
 from common.config import load_leaderboard_config
 from common.eval.tasks import get_task
+from common.io import read_json
+from common.leaderboard import nmt as lbnmt
 from common.leaderboard.methods import METHODS, method, registry
 from common.report.claims import Difference, bootstrap, item_metric
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
 from common.report.tables import Table
+from common.workflow import nmt as nmtplan
 
 
 def cell(task: str, seeds: list[dict]) -> Difference:
@@ -36,9 +41,23 @@ def cell(task: str, seeds: list[dict]) -> Difference:
     return bootstrap(metrics)
 
 
-def scores(ctx: ReportContext) -> dict[str, dict[str, tuple[Difference, list[float]] | None]]:
-    """method -> task -> (mean with interval, main score of every seed); None: the task does not apply."""
-    out: dict[str, dict[str, tuple[Difference, list[float]] | None]] = {}
+Cell = tuple[Difference, list[float]] | None  # (mean with interval, main score of every seed); None: not applicable
+NOT_RUN = "–"  # a method the NMT column does not fine-tune at this scale, or the NMT-only row on a task
+
+
+def nmt_column(nmt: dict) -> str:
+    t = lbnmt.column(nmt)
+    return f"nmt@{t.pair}.{t.test}"
+
+
+def columns(ctx: ReportContext) -> list[str]:
+    nmt = lbnmt.nmt_config(ctx.cfg)
+    return [*ctx.cfg["tasks"], *([nmt_column(nmt)] if nmt else [])]
+
+
+def scores(ctx: ReportContext) -> dict[str, dict[str, Cell | str]]:
+    """row (method, or the NMT column's random-init model) -> column -> cell; ``NOT_RUN`` where a row has no run."""
+    out: dict[str, dict[str, Cell | str]] = {}
     init = ctx.store.registry.inits()[0]
     for m in ctx.cfg["methods"]:
         out[m] = {}
@@ -48,21 +67,45 @@ def scores(ctx: ReportContext) -> dict[str, dict[str, tuple[Difference, list[flo
                 continue
             seeds = ctx.store.scores(m, t, init)
             out[m][t] = cell(t, seeds), [s["main_score"] for s in seeds]
+    nmt = lbnmt.nmt_config(ctx.cfg)
+    if nmt:
+        col, systems = nmt_column(nmt), nmt["settings"][lbnmt.SETTING]["systems"]
+        out[nmtplan.RANDOM] = {t: NOT_RUN for t in ctx.cfg["tasks"]}
+        for row in out:
+            if row not in systems:
+                out[row][col] = NOT_RUN
+                continue
+            result = read_json(lbnmt.translation(nmt, row).path(str(ctx.results)))
+            out[row][col] = bleu_cell(result), [result["main_score"]]
     return out
 
 
+def bleu_cell(result: dict) -> Difference:
+    """One NMT run's BLEU with its interval over the test sentences (one seed: see common/leaderboard/nmt.py)."""
+    metric = item_metric("translation", result)
+    if abs(metric.value() - result["main_score"]) > 1e-3:
+        raise ValueError(f"{result['checkpoint']}: BLEU from the stored sentence statistics is {metric.value()}, the "
+                         f"main score {result['main_score']}")
+    return bootstrap([metric])
+
+
+def label(row: str) -> str:
+    return "random-init Transformer (NMT only)" if row == nmtplan.RANDOM else METHODS[row].label
+
+
 def table(ctx: ReportContext, values: dict) -> Table:
-    tasks = ctx.cfg["tasks"]
+    cols = columns(ctx)
     rows = []
-    for m, per_task in values.items():
+    for m, per_col in values.items():
         cells = []
-        for t in tasks:
-            if per_task[t] is None:
-                cells += ["n/a"] * 3
+        for c in cols:
+            if per_col[c] is None or per_col[c] == NOT_RUN:
+                cells += ["n/a" if per_col[c] is None else NOT_RUN] * 3
                 continue
-            d, per_seed = per_task[t]
+            d, per_seed = per_col[c]
             cells += [d.mean, f"[{d.lo:.1f}, {d.hi:.1f}]", " / ".join(f"{x:.1f}" for x in per_seed)]
-        rows.append([METHODS[m].label, *cells])
+        rows.append([label(m), *cells])
+    tasks = ctx.cfg["tasks"]
     notes = [f"Scale '{ctx.scale}': {ctx.cfg['description'].strip()}",
              f"Every method: encoder '{next(iter(ctx.cfg['encoders']))}', {ctx.cfg['training']['max_steps']} steps x "
              f"{ctx.cfg['training']['global_batch_size']} pairs, seeds {ctx.cfg['seeds']}, the same corpus "
@@ -72,27 +115,37 @@ def table(ctx: ReportContext, values: dict) -> Table:
              "papers' claims tables; two methods whose intervals overlap may still differ (a paired comparison "
              "is tighter).",
              "n/a: the task needs one shared encoder to fine-tune; the method's model has language-specific encoders."]
-    cols = ["method"] + [c for t in tasks for c in (t, f"{t} 95% CI", f"{t} per seed")]
-    return Table("leaderboard", f"Cross-paper leaderboard, scale '{ctx.scale}' (main score, mean over seeds)", cols,
+    nmt = lbnmt.nmt_config(ctx.cfg)
+    if nmt:
+        t = lbnmt.column(nmt)
+        tokenized = bool({t.test, f"{t.pair}.{t.test}"} & set(nmt.get("tokenized_bleu", [])))
+        notes.append(f"{nmt_column(nmt)}: BLEU ({'tokenized, multi-bleu' if tokenized else 'sacreBLEU'}) on "
+                     f"{t.test} {t.pair} after HICTL's two-stage fine-tuning (section 3.2 / 4.2: stage 1 encoder "
+                     f"frozen, stage 2 all parameters) of each method's seed-{nmt['encoder_seed']} encoder; one NMT "
+                     "run per method, its interval over the test sentences only. The random-init row trains the same "
+                     f"shape from scratch. {NOT_RUN}: no NMT run for the method at this scale (the config's systems).")
+    header = ["method"] + [c for t in cols for c in (t, f"{t} 95% CI", f"{t} per seed")]
+    return Table("leaderboard", f"Cross-paper leaderboard, scale '{ctx.scale}' (main score, mean over seeds)", header,
                  rows, notes)
 
 
 def figure(ctx: ReportContext, values: dict, out: Path) -> list[Path]:
-    tasks, methods = ctx.cfg["tasks"], list(values)
-    fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(tasks) * len(methods) / 2), 3.4))
-    width = 0.8 / len(methods)
-    for i, m in enumerate(methods):
-        xs = np.arange(len(tasks)) + (i - (len(methods) - 1) / 2) * width
-        for x, t in zip(xs, tasks):
-            if values[m][t] is None:
+    cols, rows = columns(ctx), list(values)
+    fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(cols) * len(rows) / 2), 3.4))
+    width = 0.8 / len(rows)
+    for i, m in enumerate(rows):
+        xs = np.arange(len(cols)) + (i - (len(rows) - 1) / 2) * width
+        first = True
+        for x, c in zip(xs, cols):
+            if values[m][c] is None or values[m][c] == NOT_RUN:
                 continue
-            d, per_seed = values[m][t]
-            ax.bar(x, d.mean, width, color=f"C{i}", label=METHODS[m].label if t == next(
-                t2 for t2 in tasks if values[m][t2] is not None) else None)
+            d, per_seed = values[m][c]
+            ax.bar(x, d.mean, width, color=f"C{i}", label=label(m) if first else None)
+            first = False
             ax.errorbar(x, d.mean, yerr=[[d.mean - d.lo], [d.hi - d.mean]], fmt="none", ecolor="k", capsize=2, lw=0.8)
             ax.plot([x] * len(per_seed), per_seed, "k.", markersize=3)
-    ax.set_xticks(np.arange(len(tasks)), tasks, fontsize=8)
-    ax.set_ylabel("main score")
+    ax.set_xticks(np.arange(len(cols)), cols, fontsize=8)
+    ax.set_ylabel("main score (BLEU for nmt@)")
     ax.set_title(f"Leaderboard, scale '{ctx.scale}': bars = mean over seeds, whiskers = 95 % CI, "
                  "dots = seeds", fontsize=9)
     ax.legend(fontsize=7)

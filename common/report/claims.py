@@ -177,6 +177,21 @@ class Gap(ItemMetric):
         return self.b.value(idx) - self.a.value(idx)
 
 
+class CorpusBleu(ItemMetric):
+    """Corpus BLEU recomputed on a resample of the test sentences, from the per-sentence statistics of the result's
+    main score (sacreBLEU's with exponential smoothing, or multi-bleu's without)."""
+
+    def __init__(self, result: dict):
+        self.stats = np.asarray(result["items"])
+        self.smoothing = result.get("items_smoothing", "exp")
+        self.strata = [len(self.stats)]
+
+    def value(self, idx=None) -> float:
+        from common.nmt.bleu import bleu_from_statistics  # sacreBLEU: only where BLEU is scored
+
+        return bleu_from_statistics(self.stats if idx is None else self.stats[idx[0]], self.smoothing)
+
+
 def item_metric(task_type: str, scores: dict, languages: Sequence[str] | None = None) -> ItemMetric:
     """The main metric of one results JSON, recomputable on resampled items (optionally over a subset of
     its languages / language pairs)."""
@@ -187,6 +202,8 @@ def item_metric(task_type: str, scores: dict, languages: Sequence[str] | None = 
     if task_type == "sts17":
         return MeanPearson([[d["items"] for name, d in scores["datasets"].items()
                              if languages is None or name in languages]])
+    if task_type == "translation":  # one test set: a common.nmt.recipe.translate result
+        return CorpusBleu(scores)
     if task_type == "bucc":
         items = {p: v["test_items"] for p, v in scores["per_pair"].items()}
     elif task_type == "qa":

@@ -4,7 +4,8 @@
 A *system* is a pre-training run put through the two-stage recipe (its method name, e.g. ``hictl_hns``; suffix
 ``-nobias`` for the same without the [CLS]-vocabulary logit bias) or ``random``, the random-init baseline (one model
 per pair, no stages). A *setting* (``low_resource``, ``transfer``) lists the pairs stage 1 trains on (their
-concatenation), the pairs that get a stage 2, and the test sets. Every translated test set is one BLEU JSON:
+concatenation), the pairs that get a stage 2, and the test sets (``final_only``: translated by the final models
+alone, not by stage 1). Every translated test set is one BLEU JSON:
 ``<results>/nmt/<setting>/<system>/bleu/<model>/<test pair>.<test>.json`` with ``<model>`` ``stage1``,
 ``stage2-<pair>`` or, for ``random``, ``<pair>``.
 """
@@ -55,8 +56,9 @@ def translations(nmt: dict) -> list[Translation]:
     out = []
     for setting, spec in nmt["settings"].items():
         for system in spec["systems"]:
+            stage1 = [] if spec.get("final_only") else ["stage1"]
             models = (list(spec["finetune"]) if system == RANDOM
-                      else ["stage1", *(f"stage2-{p}" for p in spec["finetune"])])
+                      else [*stage1, *(f"stage2-{p}" for p in spec["finetune"])])
             for model in models:
                 trained = model.removeprefix("stage2-")
                 pairs = spec["finetune"] if model == "stage1" else spec.get("test_pairs", {}).get(trained, [trained])

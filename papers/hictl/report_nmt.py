@@ -17,11 +17,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
-
-from common.nmt.bleu import bleu_from_statistics
 from common.nmt.recipe import validation_curve
-from common.report.claims import ItemMetric, paired_bootstrap, verdict
+from common.report.claims import CorpusBleu, paired_bootstrap, verdict
 from common.report.figures import plt, save
 from common.report.tables import Table
 from common.workflow import nmt as plan
@@ -35,19 +32,6 @@ TEST_LABELS = {"iwslt14_test": "IWSLT'14", "multi30k_test_2016_flickr": "Multi30
                "wmt16_newstest2016": "WMT'16", "iwslt17_test": "IWSLT'17", "wmt18_newstest2018": "WMT'18",
                "wmt19_newstest2019": "WMT'19",
                "iitb_test": "IITB", "flores_devtest": "FLORES"}  # "<label> <pair>" is the paper's column name
-
-
-class CorpusBleu(ItemMetric):
-    """Corpus BLEU recomputed on a resample of the test sentences, from the per-sentence statistics of the result's
-    main score (sacreBLEU's with exponential smoothing, or multi-bleu's without)."""
-
-    def __init__(self, result: dict):
-        self.stats = np.asarray(result["items"])
-        self.smoothing = result.get("items_smoothing", "exp")
-        self.strata = [len(self.stats)]
-
-    def value(self, idx=None) -> float:
-        return bleu_from_statistics(self.stats if idx is None else self.stats[idx[0]], self.smoothing)
 
 
 def arrow(pair: str) -> str:

@@ -35,7 +35,15 @@ def nmt_settings_json(setting, system):
 
 
 def nmt_encoder(system):
+    """The saved model a system fine-tunes (the train rule's output folder)."""
     return f"{P.run_dir(NMT_INIT, nmtplan.pretrained_run(system), NMT['encoder_seed'])}/model"
+
+
+def nmt_encoder_dir(system):
+    """The HF encoder folder inside it: a language-specific pair (dual-encoder) gives the side that reads the
+    source language (``encoder_side``)."""
+    side = NMT.get("encoder_side", {}).get(system)
+    return f"{nmt_encoder(system)}/{side}" if side else nmt_encoder(system)
 
 
 rule nmt_data:
@@ -70,6 +78,7 @@ rule nmt_stage1:
         system=f"(?!{nmtplan.RANDOM}$)[^/]+",
     params:
         settings=lambda wc: nmt_settings_json(wc.setting, wc.system),
+        encoder=lambda wc: nmt_encoder_dir(wc.system),
         save=lambda wc, output: str(Path(output[0]).parent),
     threads: TRAIN.get("threads", 1)
     resources:
@@ -81,7 +90,7 @@ rule nmt_stage1:
         P.bench("nmt/{setting}/{system}/stage1")
     shell:
         "OMP_NUM_THREADS={threads} python -m common.nmt.recipe stage1 --settings '{params.settings}' "
-        "--data {input.data}/stage1 --encoder {input.encoder} --save-dir {params.save} > {log} 2>&1"
+        "--data {input.data}/stage1 --encoder {params.encoder} --save-dir {params.save} > {log} 2>&1"
 
 
 rule nmt_stage2:
@@ -93,6 +102,7 @@ rule nmt_stage2:
         f"{NMT_ROOT}/nmt/{{setting}}/{{system}}/stage2/{{pair}}/done.json",
     params:
         settings=lambda wc: nmt_settings_json(wc.setting, wc.system),
+        encoder=lambda wc: nmt_encoder_dir(wc.system),
         save=lambda wc, output: str(Path(output[0]).parent),
         stage1=lambda wc, input: str(Path(input.stage1).parent),
     threads: TRAIN.get("threads", 1)
@@ -105,7 +115,7 @@ rule nmt_stage2:
         P.bench("nmt/{setting}/{system}/stage2/{pair}")
     shell:
         "OMP_NUM_THREADS={threads} python -m common.nmt.recipe stage2 --settings '{params.settings}' "
-        "--data {input.data}/{wildcards.pair} --encoder {input.encoder} --stage1 {params.stage1} "
+        "--data {input.data}/{wildcards.pair} --encoder {params.encoder} --stage1 {params.stage1} "
         "--save-dir {params.save} > {log} 2>&1"
 
 
@@ -114,7 +124,11 @@ def nmt_random_shape(wc):
     weights are not used); a fairseq architecture needs nothing but the data."""
     if nmt_recipe(wc.setting).get("baseline_arch", "same") != "same":
         return []
-    return [nmt_encoder(next(s for s in NMT["settings"][wc.setting]["systems"] if s != nmtplan.RANDOM))]
+    return [nmt_encoder(nmt_shape_system(wc.setting))]
+
+
+def nmt_shape_system(setting):
+    return next(s for s in NMT["settings"][setting]["systems"] if s != nmtplan.RANDOM)
 
 
 rule nmt_random:
@@ -125,7 +139,7 @@ rule nmt_random:
         f"{NMT_ROOT}/nmt/{{setting}}/{nmtplan.RANDOM}/{{pair}}/done.json",
     params:
         settings=lambda wc: nmt_settings_json(wc.setting, nmtplan.RANDOM),
-        arch=lambda wc: next(iter(nmt_random_shape(wc)), "none"),  # 'none': not read by a fairseq architecture
+        arch=lambda wc: nmt_encoder_dir(nmt_shape_system(wc.setting)) if nmt_random_shape(wc) else "none",
         save=lambda wc, output: str(Path(output[0]).parent),
     threads: TRAIN.get("threads", 1)
     resources:

@@ -17,3 +17,18 @@ def test_cell_gives_the_mean_over_seeds_with_its_interval():
 def test_cell_refuses_items_that_do_not_give_the_main_score():
     with pytest.raises(ValueError, match="tatoeba@cosine: the item-level metric of seed index 1 gives 50.0"):
         cell("tatoeba@cosine", [tatoeba("11", "11", 100.0), tatoeba("10", "10", 40.0)])
+
+
+def test_bleu_cell_is_the_runs_bleu_with_an_interval_over_sentences():
+    from common.leaderboard.report import bleu_cell
+    from common.nmt import bleu
+
+    hyps = ["the cat sat on the mat", "a dog ran", "it is raining today in paris", "hello there"]
+    refs = ["the cat sat on a mat", "the dog ran away", "today it is raining in paris", "hello there"]
+    main = bleu.sacre_bleu(hyps, refs)["bleu"]
+    result = {"items": bleu.sentence_statistics(hyps, refs), "items_smoothing": "exp", "main_score": main,
+              "checkpoint": "ck.pt"}
+    d = bleu_cell(result)
+    assert d.mean == pytest.approx(main) and d.lo <= main <= d.hi and d.lo < d.hi
+    with pytest.raises(ValueError, match="ck.pt: BLEU from the stored sentence statistics"):
+        bleu_cell({**result, "main_score": main + 1})

@@ -1,0 +1,51 @@
+"""The leaderboard's NMT column: every method's encoder through HICTL's two-stage recipe (section 3.2 / 4.2,
+:mod:`common.nmt.recipe`) on one translation pair, beside the random-init Transformer.
+
+The config's ``nmt`` section is the NMT schema of every experiment (``config/defs.yaml``) with one setting; its
+systems default to every leaderboard method plus ``random``. The pre-trained encoders are the methods' first seed
+(``encoder_seed``): one NMT run per method, not one per seed -- the fine-tuning is the expensive part, and the
+column asks whether a method's encoder helps translation at all, not how it varies over pre-training seeds. A
+method whose model is a language-specific pair (MoCo-BERT) is fine-tuned from the side that reads the source
+language. The column's number is the final model's BLEU (stage 2, or the random-init model) on the setting's
+first test set, with a bootstrap interval over the test sentences.
+"""
+from __future__ import annotations
+
+from common.leaderboard.methods import method
+from common.models.embedder import ENGLISH
+from common.workflow import nmt as plan
+
+SETTING = "leaderboard"
+
+
+def nmt_config(cfg: dict) -> dict | None:
+    """The ``nmt`` section as :mod:`common.workflow.rules.nmt` reads it (systems and encoder sides filled in), or
+    None when the config has no NMT column. ``cfg["methods"]`` may be a restriction of the config's methods."""
+    if not cfg.get("nmt"):
+        return None
+    nmt = {**cfg["nmt"], "settings": {name: dict(spec) for name, spec in cfg["nmt"]["settings"].items()}}
+    if list(nmt["settings"]) != [SETTING] or len(nmt["settings"][SETTING]["finetune"]) != 1:
+        raise ValueError(f"the leaderboard's nmt section has one setting, {SETTING!r}, with one 'finetune' pair")
+    spec = nmt["settings"][SETTING]
+    systems = spec.get("systems", [*cfg["methods"], plan.RANDOM])
+    spec["systems"] = [s for s in systems if s in cfg["methods"] or s == plan.RANDOM]
+    if not any(s != plan.RANDOM for s in spec["systems"]):
+        return None  # a restriction that leaves no method with an NMT run
+    spec["final_only"] = True
+    source = spec["finetune"][0].split("-")[0]
+    nmt["encoder_side"] = {m: "en" if source in ENGLISH else "xx" for m in spec["systems"]
+                           if m != plan.RANDOM and method(m).embedder == "dual-encoder"}
+    return nmt
+
+
+def column(nmt: dict) -> plan.Translation:
+    """The translation a system's NMT cell reports (``system`` left empty)."""
+    spec = nmt["settings"][SETTING]
+    pair = spec["finetune"][0]
+    return plan.Translation(SETTING, "", f"stage2-{pair}", pair, plan.tests_of(spec, pair, "")[0])
+
+
+def translation(nmt: dict, system: str) -> plan.Translation:
+    t = column(nmt)
+    model = t.pair if system == plan.RANDOM else t.model
+    return plan.Translation(t.setting, system, model, t.pair, t.test)

@@ -1,0 +1,53 @@
+"""The leaderboard's NMT column plan (common/leaderboard/nmt.py) and the NMT plan's ``final_only``."""
+import pytest
+
+from common.config import load_leaderboard_config
+from common.leaderboard.nmt import column, nmt_config, translation
+from common.workflow import nmt as plan
+
+RECIPE = {"lr": 1e-3}
+
+
+def board(methods, finetune="de-en", **setting):
+    return {"methods": methods, "seeds": [1, 2],
+            "nmt": {"recipe": RECIPE, "encoder_seed": 1,
+                    "settings": {"leaderboard": {"finetune": [finetune], "tests": {"default": ["t1", "t2"]},
+                                                 **setting}}}}
+
+
+def test_every_method_and_random_init_by_default_and_the_dual_encoder_reads_the_source_side():
+    nmt = nmt_config(board(["tr", "moco", "dap"]))
+    spec = nmt["settings"]["leaderboard"]
+    assert spec["systems"] == ["tr", "moco", "dap", "random"] and spec["final_only"]
+    assert nmt["encoder_side"] == {"moco": "xx"}  # German source: MoCo-BERT's non-English encoder
+    assert nmt_config(board(["moco"], finetune="en-de"))["encoder_side"] == {"moco": "en"}
+
+
+def test_final_models_only_on_the_first_test_set():
+    nmt = nmt_config(board(["tr"]))
+    assert [(t.system, t.model) for t in plan.translations(nmt) if t.test == "t1"] == [
+        ("tr", "stage2-de-en"), ("random", "de-en")]  # no stage-1 translation
+    assert column(nmt).test == "t1"
+    assert translation(nmt, "tr").path("R") == "R/nmt/leaderboard/tr/bleu/stage2-de-en/de-en.t1.json"
+    assert translation(nmt, "random").path("R") == "R/nmt/leaderboard/random/bleu/de-en/de-en.t1.json"
+
+
+def test_a_methods_restriction_restricts_the_systems():
+    assert nmt_config(board(["tr"], systems=["tr", "moco", "random"]))["settings"]["leaderboard"]["systems"] == [
+        "tr", "random"]
+    assert nmt_config(board(["dap"], systems=["tr", "random"])) is None  # nothing pre-trained left to fine-tune
+    assert nmt_config({"methods": ["tr"], "seeds": [1]}) is None
+
+
+def test_one_setting_with_one_pair():
+    cfg = board(["tr"])
+    cfg["nmt"]["settings"]["other"] = cfg["nmt"]["settings"]["leaderboard"]
+    with pytest.raises(ValueError, match="one setting, 'leaderboard', with one 'finetune' pair"):
+        nmt_config(cfg)
+
+
+def test_the_smoke_and_mini_configs_have_the_column():
+    for scale, pair in (("smoke", "qaa-en"), ("mini", "de-en")):
+        nmt = nmt_config(load_leaderboard_config(scale))
+        assert column(nmt).pair == pair and "tr" in nmt["settings"]["leaderboard"]["systems"]
+    assert nmt_config(load_leaderboard_config("paper")) is None  # DAP's OPUS corpus has no translation rule
