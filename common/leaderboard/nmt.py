@@ -16,6 +16,14 @@ from common.models.embedder import ENGLISH
 from common.workflow import nmt as plan
 
 SETTING = "leaderboard"
+NMT_TASK = "nmt"  # the column's name in a tasks restriction (``--config leaderboard_tasks=[...]``, ``--tasks``)
+
+
+def restrict_nmt(cfg: dict) -> None:
+    """Apply a tasks list that may name the NMT column: without ``nmt`` in it, the config loses its NMT section."""
+    if NMT_TASK not in cfg["tasks"]:
+        cfg.pop("nmt", None)
+    cfg["tasks"] = [t for t in cfg["tasks"] if t != NMT_TASK]
 
 
 def nmt_config(cfg: dict) -> dict | None:

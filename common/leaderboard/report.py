@@ -167,6 +167,8 @@ def adjust(cfg: dict, a: argparse.Namespace) -> None:
     for key in ("methods", "tasks"):
         if getattr(a, key):
             cfg[key] = getattr(a, key).split(",")
+    if a.tasks:
+        lbnmt.restrict_nmt(cfg)
     if a.seeds:
         cfg["seeds"] = [int(s) for s in a.seeds.split(",")]
 

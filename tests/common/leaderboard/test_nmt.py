@@ -2,7 +2,7 @@
 import pytest
 
 from common.config import load_leaderboard_config
-from common.leaderboard.nmt import column, nmt_config, translation
+from common.leaderboard.nmt import column, nmt_config, restrict_nmt, translation
 from common.workflow import nmt as plan
 
 RECIPE = {"lr": 1e-3}
@@ -51,3 +51,12 @@ def test_the_smoke_and_mini_configs_have_the_column():
         nmt = nmt_config(load_leaderboard_config(scale))
         assert column(nmt).pair == pair and "tr" in nmt["settings"]["leaderboard"]["systems"]
     assert nmt_config(load_leaderboard_config("paper")) is None  # DAP's OPUS corpus has no translation rule
+
+
+def test_a_tasks_restriction_keeps_the_column_only_when_it_names_it():
+    cfg = {**board(["tr"]), "tasks": ["tatoeba@cosine", "nmt"]}
+    restrict_nmt(cfg)
+    assert cfg["tasks"] == ["tatoeba@cosine"] and "nmt" in cfg
+    cfg["tasks"] = ["tatoeba@cosine"]
+    restrict_nmt(cfg)
+    assert "nmt" not in cfg and nmt_config(cfg) is None
