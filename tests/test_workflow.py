@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from common.io import sha256_file
+from common.models.embedder import load_embedder
 from tests.conftest import DATA_ROOT, ROOT
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile")]
@@ -139,6 +140,7 @@ def test_hictl_smoke(smoke):
     model = smoke / "results/smoke/hictl/models/scratch/hictl_hns/seed1/model"
     assert (model / "config.json").exists() and (model / "tokenizer.json").exists() and any(
         p.endswith("hictl_hns/seed1/model/projection.safetensors") for p in paths)
+    assert not (model.parent.parent.parent / "lm_only/seed1/model/projection.safetensors").exists()  # f untrained
     t1 = (fig / "table1_xtreme.md").read_text()
     assert "| zero-shot, scratch | ours: HICTL + Hns | ours |" in t1 and "| translate-train-all | + Hns | paper |" in t1
     assert "no data for PAWS-X, POS, NER, MLQA, TyDiQA at this scale" in t1
@@ -189,8 +191,9 @@ def test_leaderboard_smoke(smoke):
     assert all(float(body[m][nmt]) >= 0 for m in ("TR (in-batch translation ranking)",
                                                   "MoCo-BERT (dual momentum contrast)")) and float(random[nmt]) >= 0
     assert body["DAP (TR + RTL)"][nmt] == "–"
-    side = smoke / "results/smoke/leaderboard/nmt/leaderboard/moco/stage2/qaa-en/embedder.json"
-    assert json.loads(side.read_text())["encoder"].endswith("moco/seed1/model/xx")
+    stage2 = smoke / "results/smoke/leaderboard/nmt/leaderboard/moco/stage2/qaa-en"
+    assert json.loads((stage2 / "embedder.json").read_text())["encoder"].endswith("moco/seed1/model/xx")
+    assert load_embedder(stage2).encode(["a", "b c"], "qaa").shape == (2, 32)  # fairseq's own checkpoint
     lo, hi = (float(x) for x in body["DAP (TR + RTL)"]["tatoeba@cosine 95% CI"].strip("[]").split(", "))
     assert lo <= float(body["DAP (TR + RTL)"]["tatoeba@cosine"]) <= hi
 

@@ -2,8 +2,9 @@
 :mod:`common.nmt.recipe`) on one translation pair, beside the random-init Transformer.
 
 The config's ``nmt`` section is the NMT schema of every experiment (``config/defs.yaml``) with one setting; its
-systems default to every leaderboard method plus ``random``. The pre-trained encoders are the methods' first seed
-(``encoder_seed``): one NMT run per method, not one per seed -- the fine-tuning is the expensive part, and the
+systems default to every leaderboard method plus ``random``. The pre-trained encoders are the methods' seed
+``encoder_seed`` (1 in every config; a ``leaderboard_seeds`` restriction without it still trains that seed for the
+column): one NMT run per method, not one per seed -- the fine-tuning is the expensive part, and the
 column asks whether a method's encoder helps translation at all, not how it varies over pre-training seeds. A
 method whose model is a language-specific pair (MoCo-BERT) is fine-tuned from the side that reads the source
 language. The column's number is the final model's BLEU (stage 2, or the random-init model) on the setting's
@@ -11,7 +12,7 @@ first test set, with a bootstrap interval over the test sentences.
 """
 from __future__ import annotations
 
-from common.leaderboard.methods import method
+from common.leaderboard.methods import METHODS, method
 from common.models.embedder import ENGLISH
 from common.workflow import nmt as plan
 
@@ -36,6 +37,10 @@ def nmt_config(cfg: dict) -> dict | None:
         raise ValueError(f"the leaderboard's nmt section has one setting, {SETTING!r}, with one 'finetune' pair")
     spec = nmt["settings"][SETTING]
     systems = spec.get("systems", [*cfg["methods"], plan.RANDOM])
+    unknown = [s for s in systems if s != plan.RANDOM and s not in METHODS]
+    if unknown:
+        raise ValueError(f"leaderboard nmt systems {unknown}: not registered methods (common/leaderboard/methods.py) "
+                         f"or {plan.RANDOM!r}")
     spec["systems"] = [s for s in systems if s in cfg["methods"] or s == plan.RANDOM]
     if not any(s != plan.RANDOM for s in spec["systems"]):
         return None  # a restriction that leaves no method with an NMT run

@@ -70,7 +70,8 @@ def scores(ctx: ReportContext) -> dict[str, dict[str, Cell | str]]:
     nmt = lbnmt.nmt_config(ctx.cfg)
     if nmt:
         col, systems = nmt_column(nmt), nmt["settings"][lbnmt.SETTING]["systems"]
-        out[nmtplan.RANDOM] = {t: NOT_RUN for t in ctx.cfg["tasks"]}
+        if nmtplan.RANDOM in systems:
+            out[nmtplan.RANDOM] = {t: NOT_RUN for t in ctx.cfg["tasks"]}
         for row in out:
             if row not in systems:
                 out[row][col] = NOT_RUN
@@ -122,8 +123,9 @@ def table(ctx: ReportContext, values: dict) -> Table:
         notes.append(f"{nmt_column(nmt)}: BLEU ({'tokenized, multi-bleu' if tokenized else 'sacreBLEU'}) on "
                      f"{t.test} {t.pair} after HICTL's two-stage fine-tuning (section 3.2 / 4.2: stage 1 encoder "
                      f"frozen, stage 2 all parameters) of each method's seed-{nmt['encoder_seed']} encoder; one NMT "
-                     "run per method, its interval over the test sentences only. The random-init row trains the same "
-                     f"shape from scratch. {NOT_RUN}: no NMT run for the method at this scale (the config's systems).")
+                     "run per method, its interval over the test sentences only. The random-init row (where there is "
+                     f"one) trains the same shape from scratch. {NOT_RUN}: no NMT run for the method at this scale "
+                     "(the config's systems).")
     header = ["method"] + [c for t in cols for c in (t, f"{t} 95% CI", f"{t} per seed")]
     return Table("leaderboard", f"Cross-paper leaderboard, scale '{ctx.scale}' (main score, mean over seeds)", header,
                  rows, notes)

@@ -11,8 +11,7 @@ calls the loader registered for that kind in ``EMBEDDERS``. Kinds:
   folder is also a sentence-transformers folder, and :meth:`Embedder.hf_model_dir` is set, so
   tasks that fine-tune the whole encoder (XNLI) can load it;
 * ``dual-encoder`` -- MoCo-BERT: a language-specific encoder per side, English (``en/``) and the
-  other language(s) (``xx/``), each a ``sentence-encoder`` folder.
-
+  other language(s) (``xx/``), each a ``sentence-encoder`` folder;
 * ``fairseq-encoder`` -- the encoder of an NMT model fine-tuned with fairseq (HICTL section 3.2), registered by
   :mod:`common.nmt.embedder`, which ``PLUGINS`` imports the first time a folder of that kind is read.
 

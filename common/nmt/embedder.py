@@ -1,6 +1,8 @@
 """The ``fairseq-encoder`` embedder kind: the encoder of an NMT model trained by :mod:`common.nmt.recipe`, read
-through the embedder protocol (:mod:`common.models.embedder`), so every registered task can score what NMT
-fine-tuning (HICTL section 3.2, stage 2) did to the sentence embeddings.
+through the embedder protocol (:mod:`common.models.embedder`), so every embedding-based registered task (retrieval,
+mining, STS; not the ones that fine-tune an HF folder, such as XNLI) can score what NMT fine-tuning (HICTL section
+3.2, stage 2) did to the sentence embeddings. It is one encoder for every language: fine-tuned from one side of
+MoCo-BERT's pair (the source side, :mod:`common.leaderboard.nmt`), it also encodes the other side's language.
 
 A stage folder of the recipe holds fairseq's checkpoints and an ``embedder.json``::
 

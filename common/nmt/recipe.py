@@ -15,7 +15,7 @@ A killed run resumes: fairseq restarts from ``checkpoint_last.pt`` in the save f
 ``--finetune-from-model`` once that exists). ``python -m common.nmt.recipe --help`` lists the commands the
 workflow runs; every command writes its outputs atomically (a checkpoint folder is complete when ``done.json`` is).
 A stage folder is also a ``fairseq-encoder`` model folder (:mod:`common.nmt.embedder`): ``python -m common.eval``
-scores its encoder on any registered task.
+scores its encoder on any embedding-based registered task.
 """
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ def stage1(s: NMTSettings, data: Path, encoder: Path, save_dir: Path) -> None:
 def stage2(s: NMTSettings, data: Path, encoder: Path, stage1_dir: Path, save_dir: Path) -> None:
     _run([sys.executable, "-m", "fairseq_cli.train", *_common(s, data, save_dir, s.lr, s.stage2_max_update),
           *_hf(s, encoder), "--finetune-from-model", str(stage1_dir / "checkpoint_best.pt")], save_dir / "train.log")
-    save_fairseq_encoder_meta(save_dir, encoder)  # its encoder, fine-tuned, scored by any registered task
+    save_fairseq_encoder_meta(save_dir, encoder)  # its fine-tuned encoder, for the embedding-based tasks
     _finish(save_dir, {"stage": 2, "settings": asdict(s), "encoder": str(encoder), "data": str(data),
                        "from": str(stage1_dir)})
 

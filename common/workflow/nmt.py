@@ -1,4 +1,4 @@
-"""What the NMT stage of a workflow runs (``nmt`` section of a paper config; rules in
+"""What the NMT stage of a workflow runs (``nmt`` section of HICTL's config, or the leaderboard's; rules in
 ``common/workflow/rules/nmt.smk``), and where its outputs live.
 
 A *system* is a pre-training run put through the two-stage recipe (its method name, e.g. ``hictl_hns``; suffix

@@ -54,6 +54,12 @@ class HICTL(nn.Module):
         """r(x) = f(g(M(x))): (B, D)."""
         return self.projection(self.encoder(ids, mask)[0])
 
+    def saved_projection(self) -> nn.Linear | None:
+        """The f that the saved sentence representation applies: only where the sentence-level CTL trained it. A run
+        without that term (the initial encoder, MLM/TLM only, Table 3's w/o sentence CTL) is scored on g(M(x))
+        itself -- as the paper's XLM-R rows are -- not through a randomly initialised map that bends its cosines."""
+        return self.projection if self.sentence_loss is not None else None
+
     def forward(self, x_ids, x_mask, y_ids, y_mask, pair_ids, pair_mask, pair_types, lm_ids, lm_mask, lm_types,
                 lm_labels) -> dict:
         out: dict[str, torch.Tensor] = {}

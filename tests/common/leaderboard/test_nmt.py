@@ -23,7 +23,7 @@ def test_every_method_and_random_init_by_default_and_the_dual_encoder_reads_the_
     assert nmt_config(board(["moco"], finetune="en-de"))["encoder_side"] == {"moco": "en"}
 
 
-def test_final_models_only_on_the_first_test_set():
+def test_final_models_only_and_the_column_reports_the_first_test_set():
     nmt = nmt_config(board(["tr"]))
     assert [(t.system, t.model) for t in plan.translations(nmt) if t.test == "t1"] == [
         ("tr", "stage2-de-en"), ("random", "de-en")]  # no stage-1 translation
@@ -37,6 +37,11 @@ def test_a_methods_restriction_restricts_the_systems():
         "tr", "random"]
     assert nmt_config(board(["dap"], systems=["tr", "random"])) is None  # nothing pre-trained left to fine-tune
     assert nmt_config({"methods": ["tr"], "seeds": [1]}) is None
+
+
+def test_unknown_systems_are_refused():
+    with pytest.raises(ValueError, match=r"systems \['tr-nobias'\]: not registered methods"):
+        nmt_config(board(["tr"], systems=["tr-nobias", "random"]))
 
 
 def test_one_setting_with_one_pair():

@@ -1,6 +1,8 @@
 """The ``fairseq-encoder`` embedder kind (common/nmt/embedder.py): a recipe stage folder loads through the embedder
 protocol and encodes with the checkpoint's encoder weights, the source folder's tokenizer and pooling."""
 import argparse
+import shutil
+from pathlib import Path
 
 import pytest
 import torch
@@ -42,13 +44,16 @@ def test_stage_folder_encodes_with_the_checkpoints_encoder(encoder_dir, tmp_path
 def test_the_source_is_found_relative_to_the_stage_folder(encoder_dir, tmp_path):
     """A results tree that moves keeps working: the meta names the source by a relative path."""
     path, tok = encoder_dir
+    tree = tmp_path / "results"
+    shutil.copytree(path, tree / "models" / "model")
     model = build_nmt_model(path, tok)
-    _save_checkpoint(model, tmp_path / "stage1" / "checkpoint_best.pt")
-    save_fairseq_encoder_meta(tmp_path / "stage1", path)
-    meta = (tmp_path / "stage1" / "embedder.json").read_text()
-    assert str(path) not in meta and '"kind": "fairseq-encoder"' in meta
+    _save_checkpoint(model, tree / "nmt" / "stage1" / "checkpoint_best.pt")
+    save_fairseq_encoder_meta(tree / "nmt" / "stage1", tree / "models" / "model")
+    meta = (tree / "nmt" / "stage1" / "embedder.json").read_text()
+    assert '"encoder": "../../models/model"' in meta and '"kind": "fairseq-encoder"' in meta
+    moved = shutil.move(tree, tmp_path / "moved")
     # a frozen encoder (stage 1) embeds exactly like its source
-    assert torch.equal(load_embedder(tmp_path / "stage1").encode(SENTS[:3], "en"),
+    assert torch.equal(load_embedder(Path(moved) / "nmt" / "stage1").encode(SENTS[:3], "en"),
                        load_embedder(path).encode(SENTS[:3], "en"))
 
 

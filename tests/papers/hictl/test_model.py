@@ -68,6 +68,15 @@ def test_loss_is_the_sum_of_its_terms_and_variants_drop_them(tok):
     assert float(out["loss_sentence"]) == pytest.approx(float(m.sentence_loss(rx, ry)), rel=1e-6)
 
 
+def test_only_a_trained_projection_is_saved_with_the_encoder(tok):
+    """f is trained by the sentence-level CTL alone: the init / MLM-TLM-only / w/o-sentence-CTL runs are saved
+    without it (before: a random d x d map in front of their cosines)."""
+    full = model(tok)
+    assert full.saved_projection() is full.projection
+    assert model(tok, sentence=False, word=False).saved_projection() is None
+    assert model(tok, sentence=False).saved_projection() is None
+
+
 def test_p_avg_window_follows_training_and_resumes_exactly(tok):
     b = HICTLCollator(tok, 16)(EXAMPLES, torch.Generator().manual_seed(1))
     m = model(tok, hard_negatives=True)
