@@ -63,9 +63,13 @@ class ResultStore:
         return init if init is not None else self.registry.inits()[0]
 
     def scores(self, method: str, task: str, init: str | None = None, seeds: list[int] | None = None) -> list[dict]:
-        """The scores of every registered seed of (method, init), or of the given seeds."""
+        """The scores of every registered seed of (method, init) that is scored on ``task`` (a figure's task may be
+        registered on the first seed only), or of the given seeds."""
         init = self._init(init)
-        seeds = seeds if seeds is not None else self.registry.seeds(method, init)
+        if seeds is None:
+            seeds = [s for s in self.registry.seeds(method, init) if task in self.registry.get(method, init, s).tasks]
+            if not seeds:
+                raise KeyError(f"no seed of run ({method}, {init}) is scored on {task!r}")
         return [self._read(self.path(self.registry.get(method, init, s), task)) for s in seeds]
 
     def values(self, method: str, task: str, path: str = "main_score", init: str | None = None,

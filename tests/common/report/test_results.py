@@ -9,7 +9,7 @@ from common.runs import Run, RunRegistry
 
 @pytest.fixture
 def store(tmp_path):
-    reg = RunRegistry("x", [Run("m", "i", 1, ("t",)), Run("m", "i", 2, ("t",)), Run("abl", "i", 1, ("t",))])
+    reg = RunRegistry("x", [Run("m", "i", 1, ("t", "fig")), Run("m", "i", 2, ("t",)), Run("abl", "i", 1, ("t",))])
     for (method, seed), f1 in {("m", 1): 10.0, ("m", 2): 20.0, ("abl", 1): 5.0}.items():
         write_json(tmp_path / "eval" / "i" / method / f"seed{seed}" / "t.json",
                    {"scores": {"main_score": f1, "per_pair": {"de-en": {"test": {"f1": f1 + 1}}}}})
@@ -26,6 +26,14 @@ def test_store_reads_registered_seeds(store):
     assert store.values("m", "t") == [10.0, 20.0] and store.mean("m", "t") == 15.0
     assert store.values("m", "t", "per_pair.de-en.test.f1", seeds=[2]) == [21.0]
     assert store.first("m", "t")["main_score"] == 10.0
+
+
+def test_a_task_registered_on_one_seed_reads_that_seed_only(store, tmp_path):
+    """MoCo-BERT's t-SNE is scored on the main run's first seed: the 3-seed mini report read seed 2's missing file."""
+    write_json(tmp_path / "eval" / "i" / "m" / "seed1" / "fig.json", {"scores": {"main_score": 1.0}})
+    assert store.values("m", "fig") == [1.0]
+    with pytest.raises(KeyError, match=r"no seed of run \(abl, i\) is scored on 'fig'"):
+        store.values("abl", "fig")
 
 
 def test_spec_renders_means_placeholders_and_reported_values(store):
