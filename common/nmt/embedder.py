@@ -15,7 +15,6 @@ any projection; the checkpoint's ``encoder.backbone.*`` tensors replace its weig
 """
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 from pathlib import Path
@@ -30,6 +29,7 @@ from common.models.embedder import (
     register_embedder,
     save_embedder_meta,
 )
+from common.nmt.checkpoints import allow_fairseq_checkpoints
 
 log = logging.getLogger(__name__)
 
@@ -39,8 +39,8 @@ PREFIX = "encoder.backbone."  # the HF encoder inside common.nmt.fairseq_plugin.
 
 def load_encoder_state(checkpoint: Path) -> dict[str, torch.Tensor]:
     """The HF encoder's state dict inside a fairseq checkpoint of the ``hf_encoder_transformer`` model."""
-    with torch.serialization.safe_globals([argparse.Namespace]):
-        state = torch.load(checkpoint, map_location="cpu", weights_only=True)
+    allow_fairseq_checkpoints()
+    state = torch.load(checkpoint, map_location="cpu", weights_only=True)
     model = state.get("model") if isinstance(state, dict) else None
     if not isinstance(model, dict):
         raise ValueError(f"{checkpoint}: not a fairseq checkpoint (no 'model' state dict)")

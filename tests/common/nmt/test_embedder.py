@@ -65,6 +65,18 @@ def test_a_bare_hf_source_gives_no_embedder_folder(encoder_dir, tmp_path):
     assert not (tmp_path / "stage" / "embedder.json").exists()
 
 
+def test_loading_keeps_the_process_wide_allow_list(encoder_dir, tmp_path):
+    """The allow-list the plugin registers must survive a load (a ``safe_globals`` context removed it on exit, and
+    the next weights-only load of a fairseq checkpoint in the process failed)."""
+    import common.nmt.fairseq_plugin  # noqa: F401  (registers argparse.Namespace)
+
+    path, tok = encoder_dir
+    _save_checkpoint(build_nmt_model(path, tok), tmp_path / "c.pt")
+    load_encoder_state(tmp_path / "c.pt")
+    assert argparse.Namespace in torch.serialization.get_safe_globals()
+    assert "model" in torch.load(tmp_path / "c.pt", weights_only=True)
+
+
 def test_a_checkpoint_without_an_hf_encoder_is_refused(tmp_path):
     torch.save({"model": {"decoder.embed_tokens.weight": torch.zeros(2, 2)}}, tmp_path / "c.pt")
     with pytest.raises(ValueError, match="c.pt: no 'encoder.backbone"):
