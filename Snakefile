@@ -12,6 +12,10 @@ from common.config import workflow_config
 
 # Rules call `python -m ...`: make that the interpreter running Snakemake (the project's venv).
 os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+# ... and keep the working directory off its sys.path (Python 3.11's safe path): the targets papers/<p>/all make a
+# papers/<p>/ folder there, which, outside the repository (`--directory`), shadows the installed package and broke
+# `python -m papers.dap.train` for every job scheduled after a paper's `all` (measured in the smoke run).
+os.environ["PYTHONSAFEPATH"] = "1"
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 config.update(workflow_config(config))
