@@ -50,12 +50,11 @@ def nmt_column(nmt: dict) -> str:
     return f"nmt@{t.pair}.{t.test}"
 
 
-def columns(ctx: ReportContext) -> list[str]:
-    nmt = lbnmt.nmt_config(ctx.cfg)
+def columns(ctx: ReportContext, nmt: dict | None) -> list[str]:
     return [*ctx.cfg["tasks"], *([nmt_column(nmt)] if nmt else [])]
 
 
-def scores(ctx: ReportContext) -> dict[str, dict[str, Cell | str]]:
+def scores(ctx: ReportContext, nmt: dict | None) -> dict[str, dict[str, Cell | str]]:
     """row (method, or the NMT column's random-init model) -> column -> cell; ``NOT_RUN`` where a row has no run."""
     out: dict[str, dict[str, Cell | str]] = {}
     init = ctx.store.registry.inits()[0]
@@ -67,7 +66,6 @@ def scores(ctx: ReportContext) -> dict[str, dict[str, Cell | str]]:
                 continue
             seeds = ctx.store.scores(m, t, init)
             out[m][t] = cell(t, seeds), [s["main_score"] for s in seeds]
-    nmt = lbnmt.nmt_config(ctx.cfg)
     if nmt:
         col, systems = nmt_column(nmt), nmt["settings"][lbnmt.SETTING]["systems"]
         if nmtplan.RANDOM in systems:
@@ -94,8 +92,8 @@ def label(row: str) -> str:
     return "random-init Transformer (NMT only)" if row == nmtplan.RANDOM else METHODS[row].label
 
 
-def table(ctx: ReportContext, values: dict) -> Table:
-    cols = columns(ctx)
+def table(ctx: ReportContext, values: dict, nmt: dict | None) -> Table:
+    cols = columns(ctx, nmt)
     rows = []
     for m, per_col in values.items():
         cells = []
@@ -116,11 +114,10 @@ def table(ctx: ReportContext, values: dict) -> Table:
              "papers' claims tables; two methods whose intervals overlap may still differ (a paired comparison "
              "is tighter).",
              "n/a: the task needs one shared encoder to fine-tune; the method's model has language-specific encoders."]
-    nmt = lbnmt.nmt_config(ctx.cfg)
     if nmt:
         t = lbnmt.column(nmt)
-        tokenized = bool({t.test, f"{t.pair}.{t.test}"} & set(nmt.get("tokenized_bleu", [])))
-        notes.append(f"{nmt_column(nmt)}: BLEU ({'tokenized, multi-bleu' if tokenized else 'sacreBLEU'}) on "
+        flavour = "tokenized, multi-bleu" if nmtplan.tokenized(nmt, t) else "sacreBLEU"
+        notes.append(f"{nmt_column(nmt)}: BLEU ({flavour}) on "
                      f"{t.test} {t.pair} after HICTL's two-stage fine-tuning (section 3.2 / 4.2: stage 1 encoder "
                      f"frozen, stage 2 all parameters) of each method's seed-{nmt['encoder_seed']} encoder; one NMT "
                      "run per method, its interval over the test sentences only. The random-init row (where there is "
@@ -131,8 +128,8 @@ def table(ctx: ReportContext, values: dict) -> Table:
                  rows, notes)
 
 
-def figure(ctx: ReportContext, values: dict, out: Path) -> list[Path]:
-    cols, rows = columns(ctx), list(values)
+def figure(ctx: ReportContext, values: dict, nmt: dict | None, out: Path) -> list[Path]:
+    cols, rows = columns(ctx, nmt), list(values)
     fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(cols) * len(rows) / 2), 3.4))
     width = 0.8 / len(rows)
     for i, m in enumerate(rows):
@@ -156,8 +153,9 @@ def figure(ctx: ReportContext, values: dict, out: Path) -> list[Path]:
 
 
 def build(ctx: ReportContext):
-    values = scores(ctx)
-    return [table(ctx, values)], {"leaderboard": lambda out: figure(ctx, values, out)}
+    nmt = lbnmt.nmt_config(ctx.cfg)
+    values = scores(ctx, nmt)
+    return [table(ctx, values, nmt)], {"leaderboard": lambda out: figure(ctx, values, nmt, out)}
 
 
 def options(p: argparse.ArgumentParser) -> None:

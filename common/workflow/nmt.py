@@ -67,6 +67,11 @@ def translations(nmt: dict) -> list[Translation]:
     return out
 
 
+def tokenized(nmt: dict, t: Translation) -> bool:
+    """Scored with multi-bleu's convention: the config's ``tokenized_bleu`` names the test set or '<pair>.<test>'."""
+    return bool({t.test, f"{t.pair}.{t.test}"} & set(nmt.get("tokenized_bleu", [])))
+
+
 def test_sets(nmt: dict, setting: str) -> dict[str, list[str]]:
     """{pair: every test set some model of the setting translates}."""
     out: dict[str, set] = {}

@@ -168,11 +168,6 @@ def nmt_beam(t):
     return beams.get(f"{t.pair}.{t.test}", beams.get("default", [5, 1.0]))
 
 
-def nmt_tokenized(t):
-    """Scored with multi-bleu's convention: the config's ``tokenized_bleu`` names the test set or '<pair>.<test>'."""
-    return bool({t.test, f"{t.pair}.{t.test}"} & set(NMT.get("tokenized_bleu", [])))
-
-
 rule nmt_translate:
     """One job per model: every test set it is translated on (fairseq-generate in-process, then BLEU)."""
     input:
@@ -184,7 +179,7 @@ rule nmt_translate:
         checkpoint=lambda wc, input: f"{Path(input.model).parent}/checkpoint_best.pt",
         tests=lambda wc: json.dumps([{"pair": t.pair, "test": t.test, "out": t.path(NMT_ROOT),
                                       "beam": nmt_beam(t)[0], "lenpen": nmt_beam(t)[1],
-                                      "tokenized": nmt_tokenized(t)}
+                                      "tokenized": nmtplan.tokenized(NMT, t)}
                                      for t in nmt_model_tests(wc)]),
     threads: TRAIN.get("threads", 1)
     resources:
