@@ -112,8 +112,10 @@ def table(ctx: ReportContext, values: dict, nmt: dict | None) -> Table:
              "Main scores: " + "; ".join(f"{t} = {get_task(t).main_score}" for t in tasks) + ".",
              "95% CI: percentile bootstrap (1000 replicates) resampling seeds and test items jointly, as in the "
              "papers' claims tables; two methods whose intervals overlap may still differ (a paired comparison "
-             "is tighter).",
-             "n/a: the task needs one shared encoder to fine-tune; the method's model has language-specific encoders."]
+             "is tighter)."]
+    if any(c is None for per_col in values.values() for c in per_col.values()):
+        notes.append("n/a: the task needs one shared encoder to fine-tune; the method's model has language-specific "
+                     "encoders.")
     if nmt:
         t = lbnmt.column(nmt)
         flavour = "tokenized, multi-bleu" if nmtplan.tokenized(nmt, t) else "sacreBLEU"
@@ -144,7 +146,7 @@ def figure(ctx: ReportContext, values: dict, nmt: dict | None, out: Path) -> lis
             ax.errorbar(x, d.mean, yerr=[[d.mean - d.lo], [d.hi - d.mean]], fmt="none", ecolor="k", capsize=2, lw=0.8)
             ax.plot([x] * len(per_seed), per_seed, "k.", markersize=3)
     ax.set_xticks(np.arange(len(cols)), cols, fontsize=8)
-    ax.set_ylabel("main score (BLEU for nmt@)")
+    ax.set_ylabel("main score" + (" (BLEU for nmt@)" if nmt else ""))
     ax.set_title(f"Leaderboard, scale '{ctx.scale}': bars = mean over seeds, whiskers = 95 % CI, "
                  "dots = seeds", fontsize=9)
     ax.legend(fontsize=7)

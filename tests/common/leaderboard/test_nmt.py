@@ -51,11 +51,13 @@ def test_one_setting_with_one_pair():
         nmt_config(cfg)
 
 
-def test_the_smoke_and_mini_configs_have_the_column():
-    for scale, pair in (("smoke", "qaa-en"), ("mini", "de-en")):
-        nmt = nmt_config(load_leaderboard_config(scale))
-        assert column(nmt).pair == pair and "tr" in nmt["settings"]["leaderboard"]["systems"]
-    assert nmt_config(load_leaderboard_config("paper")) is None  # DAP's OPUS corpus has no translation rule
+def test_only_the_smoke_config_has_the_column():
+    nmt = nmt_config(load_leaderboard_config("smoke"))
+    assert column(nmt).pair == "qaa-en" and "tr" in nmt["settings"]["leaderboard"]["systems"]
+    # mini leaves it to HICTL's mini workflow (the time budget, common/leaderboard/config/mini.yaml); DAP's OPUS
+    # corpus, which paper scale trains on, has no translation rule
+    assert nmt_config(load_leaderboard_config("mini")) is None
+    assert nmt_config(load_leaderboard_config("paper")) is None
 
 
 def test_a_tasks_restriction_keeps_the_column_only_when_it_names_it():
