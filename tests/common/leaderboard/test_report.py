@@ -32,3 +32,21 @@ def test_bleu_cell_is_the_runs_bleu_with_an_interval_over_sentences():
     assert d.mean == pytest.approx(main) and d.lo <= main <= d.hi and d.lo < d.hi
     with pytest.raises(ValueError, match="ck.pt: BLEU from the stored sentence statistics"):
         bleu_cell({**result, "main_score": main + 1})
+
+
+def test_table_notes_name_na_and_the_nmt_column_only_where_the_table_has_them():
+    from types import SimpleNamespace
+
+    from common.leaderboard.report import table
+
+    ctx = SimpleNamespace(scale="smoke", manifest={"leakage": {"dropped_total": 3}},
+                          cfg={"description": "d", "encoders": {"tiny": {}}, "seeds": [1],
+                               "training": {"max_steps": 10, "global_batch_size": 4},
+                               "tasks": ["tatoeba@cosine", "xnli@zero-shot"]})
+    d = cell("tatoeba@cosine", [tatoeba("11", "11", 100.0)])
+    with_na = table(ctx, {"tr": {"tatoeba@cosine": (d, [100.0]), "xnli@zero-shot": None}}, None)
+    assert any(n.startswith("n/a:") for n in with_na.notes) and with_na.rows[0][4:] == ["n/a"] * 3
+    ctx.cfg["tasks"] = ["tatoeba@cosine"]
+    without = table(ctx, {"tr": {"tatoeba@cosine": (d, [100.0])}}, None)
+    assert not any(n.startswith("n/a:") for n in without.notes)
+    assert without.rows == [["TR (in-batch translation ranking)", 100.0, "[100.0, 100.0]", "100.0"]]
