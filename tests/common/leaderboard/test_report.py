@@ -34,7 +34,7 @@ def test_bleu_cell_is_the_runs_bleu_with_an_interval_over_sentences():
         bleu_cell({**result, "main_score": main + 1})
 
 
-def test_table_notes_name_na_and_the_nmt_column_only_where_the_table_has_them():
+def test_the_na_note_appears_only_where_a_cell_is_na():
     from types import SimpleNamespace
 
     from common.leaderboard.report import table
