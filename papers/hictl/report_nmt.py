@@ -1,5 +1,7 @@
 """HICTL's machine-translation tables and figure (section 4.2, Tables 4-6, Figure 3's two stages), from the NMT
-stage's BLEU JSONs (:mod:`common.workflow.nmt`), the paper's numbers beside ours.
+stage's BLEU JSONs (:mod:`common.workflow.nmt`), the paper's numbers beside ours, in ``figures/hictl/<scale>/nmt/``
+(a report of its own, rule ``report_nmt``: it needs the NMT stages and one pre-trained encoder, not the
+pre-training evaluations of :mod:`papers.hictl.report`).
 
 * ``table5_low_resource`` -- our systems on the low-resource setting's pairs (stage 2 models; random init trained
   per pair) beside the paper's Table 5: a result goes under the paper's column when it is the paper's test set
@@ -10,18 +12,24 @@ stage's BLEU JSONs (:mod:`common.workflow.nmt`), the paper's numbers beside ours
 * ``table6_transfer`` -- fine-tuned on one pair, tested on other source languages into English, beside Table 6;
 * ``figure_nmt_training`` -- validation loss over updates, stage 1 then stage 2 (the switch marked), pre-trained
   encoder against random init;
-* claim rows (appended to the claims table): pre-trained above random init, stage 2 above stage 1, the logit bias.
+* ``claims`` -- pre-trained above random init, stage 2 above stage 1, the logit bias, with paired bootstrap
+  intervals over the test sentences.
 """
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
+from common.config import load_paper_config
 from common.nmt.recipe import validation_curve
 from common.report.claims import CorpusBleu, paired_bootstrap, verdict
+from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
 from common.report.tables import Table
 from common.workflow import nmt as plan
+from papers.hictl.report import HERE, LABEL
+from papers.hictl.runs import registry
 
 NAMES = {"de": "De", "en": "En", "fr": "Fr", "cs": "Cs", "es": "Es", "ro": "Ro", "zh": "Zh", "hi": "Hi", "it": "It",
          "nl": "Nl", "ne": "Ne", "si": "Si", "gu": "Gu"}
@@ -221,3 +229,21 @@ def claim_rows(ctx, labels: dict[str, str]) -> list[list]:
                 rows.append(row("The logit bias helps (section 3.2)", f"BLEU {arrow(pair)} ({s})",
                                 metric(s + plan.NOBIAS, f"stage2-{pair}", pair), metric(s, f"stage2-{pair}", pair)))
     return rows
+
+
+def claims(ctx: ReportContext) -> Table:
+    return Table("claims", f"The paper's NMT claims at scale '{ctx.scale}'",
+                 ["claim", "metric", "A", "B", "B − A", "95% CI", "seeds", "verdict"], claim_rows(ctx, LABEL),
+                 [encoder_note(ctx), "The interval resamples the test sentences (corpus BLEU from their statistics), "
+                  "on each pair's first test set; 1000 replicates. Verdict: 'holds' when the interval lies above zero, "
+                  "'reversed' below, else 'inconclusive'."])
+
+
+def build(ctx: ReportContext):
+    tables = [table4(ctx, LABEL), table5(ctx, LABEL), table6(ctx, LABEL), table_tests(ctx, LABEL), claims(ctx)]
+    return tables, {"figure_nmt_training": lambda out: training_figure(ctx, out)}
+
+
+if __name__ == "__main__":
+    main("hictl", "HICTL machine translation", partial(load_paper_config, "hictl"), registry, build,
+         HERE / "reported.yaml")

@@ -1,5 +1,5 @@
 # The experiment's target (TARGET, e.g. papers/dap/all): a manifest (path, sha256, rule) of every
-# artifact it produced.
+# artifact it produced. ALL_INPUTS: the experiment's other artifacts, by the rule that makes them.
 
 
 rule all:
@@ -10,7 +10,7 @@ rule all:
         train=[f"{P.run_dir(r.init, r.method, r.seed)}/model" for r in REG],
         evaluate=EVAL_JSONS,
         report=REPORT_FILES,
-        extra=ALL_INPUTS,
+        **ALL_INPUTS,
     output:
         TARGET,
     log:

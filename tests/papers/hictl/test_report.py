@@ -23,3 +23,22 @@ def test_xtreme_average_reproduces_every_complete_row_of_tables_1_and_3():
 def test_paper_rows_expand_missing_qa_cells_to_two_columns():
     row = paper_row([76.2, None, None, None, None, [63.7, 46.3], None, None, None, None])
     assert row == [76.2, None, None, None, None, None, 63.7, 46.3, None, None, None, None, None]
+
+
+def test_the_task_note_tells_a_task_left_out_from_one_without_data():
+    """XQuAD's data is in the mini corpus; a config that does not run qa@xquad must not claim 'no data' for it."""
+    from types import SimpleNamespace
+
+    from papers.hictl.report import task_note
+
+    manifest = {"kind": "mini", "qa": {"xquad": {"description": "XQuAD-R, 12 test paragraphs"}}}
+    cfg = {"hictl": {"tasks": ["xnli@zero-shot", "bucc@ratio-k4", "tatoeba@cosine"], "temperature": 0.05}}
+    note = task_note(SimpleNamespace(cfg=cfg, manifest=manifest, scale="mini"))
+    assert "no data for PAWS-X, POS, NER, MLQA, TyDiQA at this scale" in note
+    assert "under XQuAD: the corpus has its data (XQuAD-R, 12 test paragraphs), but scale 'mini' does not run" in note
+    cfg["hictl"]["tasks"].append("qa@xquad")
+    note = task_note(SimpleNamespace(cfg=cfg, manifest=manifest, scale="mini"))
+    assert "does not run" not in note and "XQuAD (ours): XQuAD-R, 12 test paragraphs; SQuAD v1.1 F1 / EM." in note
+    del manifest["qa"]
+    cfg["hictl"]["tasks"].remove("qa@xquad")
+    assert "no data for PAWS-X, POS, NER, XQuAD, MLQA" in task_note(SimpleNamespace(cfg=cfg, manifest=manifest, scale="mini"))

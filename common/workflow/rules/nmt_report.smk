@@ -1,0 +1,29 @@
+# The NMT tables and figures of the experiment in figures/<experiment>/<scale>/nmt/, a report of their own:
+# NMT_REPORT_MODULE reads the BLEU JSONs of the NMT stage (nmt.smk's NMT_DONE) and needs none of the
+# pre-training evaluations, so the two reports can be regenerated apart (e.g. in two sessions at mini scale).
+
+NMT_REPORT_DIR = f"{P.figures}/nmt"
+NMT_REPORT_FILES = ([f"{NMT_REPORT_DIR}/{t}.{ext}" for t in NMT_TABLES for ext in ("csv", "md", "tex")]
+                    + [f"{NMT_REPORT_DIR}/{f}.{ext}" for f in NMT_FIGURES for ext in ("png", "pdf")]
+                    + [f"{NMT_REPORT_DIR}/README.md"])
+
+
+rule report_nmt:
+    input:
+        translations=NMT_DONE,
+        corpus=rules.corpus.output.manifest,
+        extra=NMT_REPORT_INPUTS,
+    output:
+        NMT_REPORT_FILES,
+    params:
+        module=NMT_REPORT_MODULE,
+        scale=SCALE,
+        results=P.paper_results,
+        out=NMT_REPORT_DIR,
+    log:
+        P.log("report_nmt"),
+    benchmark:
+        P.bench("report_nmt")
+    shell:
+        "python -m {params.module} --scale {params.scale} --results {params.results} --corpus {input.corpus} "
+        "--out {params.out} > {log} 2>&1"
