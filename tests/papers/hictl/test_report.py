@@ -41,4 +41,5 @@ def test_the_task_note_tells_a_task_left_out_from_one_without_data():
     assert "does not run" not in note and "XQuAD (ours): XQuAD-R, 12 test paragraphs; SQuAD v1.1 F1 / EM." in note
     del manifest["qa"]
     cfg["hictl"]["tasks"].remove("qa@xquad")
-    assert "no data for PAWS-X, POS, NER, XQuAD, MLQA" in task_note(SimpleNamespace(cfg=cfg, manifest=manifest, scale="mini"))
+    note = task_note(SimpleNamespace(cfg=cfg, manifest=manifest, scale="mini"))
+    assert "no data for PAWS-X, POS, NER, XQuAD, MLQA" in note
