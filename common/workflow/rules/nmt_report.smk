@@ -3,9 +3,7 @@
 # pre-training evaluations, so the two reports can be regenerated apart (e.g. in two sessions at mini scale).
 
 NMT_REPORT_DIR = f"{P.figures}/nmt"
-NMT_REPORT_FILES = ([f"{NMT_REPORT_DIR}/{t}.{ext}" for t in NMT_TABLES for ext in ("csv", "md", "tex")]
-                    + [f"{NMT_REPORT_DIR}/{f}.{ext}" for f in NMT_FIGURES for ext in ("png", "pdf")]
-                    + [f"{NMT_REPORT_DIR}/README.md"])
+NMT_REPORT_FILES = report_files(NMT_REPORT_DIR, NMT_TABLES, NMT_FIGURES)  # report.smk, included before this file
 
 
 rule report_nmt:

@@ -2,9 +2,16 @@
 # results JSON of every run of the registry (and REPORT_INPUTS, e.g. DAP's Table 6 measurement).
 
 EVAL_JSONS = [P.eval_json(r.init, r.method, r.seed, t) for r, t in REG.evaluations()]
-REPORT_FILES = ([f"{P.figures}/{t}.{ext}" for t in TABLES for ext in ("csv", "md", "tex")]
-                + [f"{P.figures}/{f}.{ext}" for f in FIGURES for ext in ("png", "pdf")]
-                + [f"{P.figures}/README.md"])
+
+
+def report_files(out, tables, figures):
+    """What common.report.cli writes into ``out``: each table as CSV, Markdown and LaTeX, each figure as PNG and
+    PDF, and the index README.md."""
+    return ([f"{out}/{t}.{ext}" for t in tables for ext in ("csv", "md", "tex")]
+            + [f"{out}/{f}.{ext}" for f in figures for ext in ("png", "pdf")] + [f"{out}/README.md"])
+
+
+REPORT_FILES = report_files(P.figures, TABLES, FIGURES)
 
 
 rule report:
