@@ -185,15 +185,17 @@ def training_figure(ctx, out: Path) -> list[Path]:
     for k, system in enumerate(s for s in spec["systems"] if not s.endswith(plan.NOBIAS)):
         if system == plan.RANDOM:
             curve = validation_curve(Path(plan.checkpoint(root, setting, system, pair)))
-            ax.plot([p["update"] for p in curve], [p["loss"] for p in curve], color=f"C{k}", label="random init")
+            ax.plot([p["update"] for p in curve], [p["loss"] for p in curve], color=f"C{k}", marker="o", ms=3,
+                    label="random init")
             continue
         s1 = validation_curve(Path(plan.checkpoint(root, setting, system, "stage1")))
         s2 = validation_curve(Path(plan.checkpoint(root, setting, system, f"stage2-{pair}")))
         end = s1[-1]["update"] if s1 else 0
-        ax.plot([p["update"] for p in s1], [p["loss"] for p in s1], color=f"C{k}",
+        ax.plot([p["update"] for p in s1], [p["loss"] for p in s1], color=f"C{k}", marker="o", ms=3,
                 label=f"{system}: stage 1 (all pairs)")
-        ax.plot([end + p["update"] for p in s2], [p["loss"] for p in s2], color=f"C{k}", linestyle="--",
-                label=f"{system}: stage 2 ({arrow(pair)})")
+        # markers: a short stage 2 may validate once (one point, no line)
+        ax.plot([end + p["update"] for p in s2], [p["loss"] for p in s2], color=f"C{k}", linestyle="--", marker="s",
+                ms=4, label=f"{system}: stage 2 ({arrow(pair)}, its own validation set)")
         ax.axvline(end, color=f"C{k}", alpha=0.3)
     ax.set_xlabel("update")
     ax.set_ylabel("validation loss")
