@@ -124,6 +124,11 @@ def test_vmsst_smoke(smoke):
     assert "| VMSST (fact.) | ours |" in t4 and "| VMSST (1 enc.) | ours |" not in t4 and "tables.ablations" in t4
     claims = (fig / "claims.md").read_text()
     assert "VMSST's advantage grows with depth (6.5)" in claims and "l2 → l4" in claims
+    assert "| VMSST has the best Score (6.5) | Score: BiTranslation → VMSST | l2 |" in claims
+    # section 6.2's BUCC: F1 at the threshold optimal on the reported split itself
+    bucc = json.loads((smoke / "results/smoke/vmsst/eval/l2/vmsst/seed1/bucc@ratio-k4-oracle.json").read_text())
+    assert bucc["scores"]["tune_split"] == bucc["scores"]["test_split"] == "test"
+    assert bucc["scores"]["main_score"] == pytest.approx(bucc["scores"]["tune"]["f1"])
     log = [json.loads(line) for line in (smoke / "results/smoke/vmsst/models/l2/vmsst/seed1/metrics.jsonl")
            .read_text().splitlines()]
     # min(1, t / anneal_steps), t = the updates made before this one: the record of update 5 logs t = 4

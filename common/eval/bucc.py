@@ -158,10 +158,11 @@ def source_outcomes(src_ids: list[str], cands: list[Candidate], gold: set[tuple[
 
 def evaluate_pair(tune: BuccSplit, test: BuccSplit, embed, k: int = 4, scoring: str = "ratio", embed_trg=None,
                   retrieval: str = "max", knn_search: str = "exact") -> dict:
-    """Pick the threshold on ``tune`` (its optimal F1 is reported too), apply it to ``test``."""
+    """Pick the threshold on ``tune`` (its optimal F1 is reported too), apply it to ``test``. ``tune`` may be
+    ``test`` itself (the optimal-threshold protocol of VMSST section 6.2): its candidates are mined once."""
     tune_c = candidates_for_split(tune, embed, k, scoring, embed_trg, retrieval, knn_search)
     best = optimize_threshold(tune_c, tune.gold)
-    test_c = candidates_for_split(test, embed, k, scoring, embed_trg, retrieval, knn_search)
+    test_c = tune_c if test is tune else candidates_for_split(test, embed, k, scoring, embed_trg, retrieval, knn_search)
     return {
         "tune": {**best, "n_gold": len(tune.gold), "n_candidates": len(tune_c)},
         "test": {**apply_threshold(test_c, test.gold, best["threshold"]), "n_gold": len(test.gold)},

@@ -18,6 +18,8 @@ Registered here:
 * ``bucc@ratio-k4`` (DAP appendix B), ``bucc@distance-k3`` (MoCo-BERT eq. 4), ``bucc@cosine``
   (VMSST "BUCC (cosine)"): best match with one-to-one filtering, threshold tuned on the manifest's
   tuning split and applied to its test split; main score = mean test F1 over the language pairs.
+  ``bucc@cosine-oracle`` and ``bucc@ratio-k4-oracle``: VMSST's protocol (section 6.2), the threshold optimal
+  on the reported split itself.
 * ``sts-en@wmean`` -- the seven English STS sets (SentEval's "wmean" Spearman per set, averaged
   over the sets; MoCo-BERT Table 3). The "all" aggregation is stored beside it (Table 8).
 * ``xnli@zero-shot`` -- fine-tune the whole encoder on English, accuracy on every language

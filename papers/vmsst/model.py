@@ -130,8 +130,14 @@ class VMSST(nn.Module):
                     self.encoder_of = list(range(num_languages))
                 elif count == 1:
                     self.encoder_of = [0] * num_languages
-                else:  # section 7.1: "We allocate the languages randomly to the different encoders"
-                    self.encoder_of = [random.Random(seed).randrange(count) for _ in range(num_languages)]
+                else:  # section 7.1: "We allocate the languages randomly to the different encoders"; a seeded
+                    # shuffle dealt round-robin, so every encoder gets languages (the paper does not say; an empty
+                    # encoder would make "4 enc." a twin model)
+                    order = list(range(num_languages))
+                    random.Random(seed).shuffle(order)
+                    self.encoder_of = [0] * num_languages
+                    for position, language in enumerate(order):
+                        self.encoder_of[language] = position % count
             share_word_embeddings(semantic, *(e.backbone for e in self.language_encoders))
         self.decoders = nn.ModuleList()
         if needs_generator:

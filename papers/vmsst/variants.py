@@ -9,7 +9,8 @@ the unshared model of Table 6 (section 7.2) and the batch sizes of Table 7 (sect
   encoder's input language embeddings, "no dec. l.e." the decoder's;
 * ``vmsst_full`` -- Table 6: one language encoder and one decoder per language (no parameter sharing), trained on
   ``table6_languages`` only; ``<objective>_l4`` -- an objective trained on those languages (Table 6's other rows);
-* ``<objective>_b<factor>`` -- Table 7: the global batch times ``factor`` (2 and 4: 4096 and 8192 of 2048).
+* ``<objective>_b<factor>`` -- Table 7: the global batch times ``factor`` (2 and 4: 4096 and 8192 of 2048; a
+  fraction such as 0.5 puts the main batch in the middle of the sweep, as the mini scale does).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from papers.vmsst.model import OBJECTIVES, Settings
 
 ABLATIONS = ("vmsst_fact", "vmsst_4enc", "vmsst_dec-half", "vmsst_dec-1", "vmsst_nokl", "vmsst_1enc",
              "vmsst_no-enc-le", "vmsst_no-dec-le")
-_BATCH = re.compile(r"^(?P<obj>vmsst|contrastive)_b(?P<f>[0-9]+)$")
+_BATCH = re.compile(r"^(?P<obj>vmsst|contrastive)_b(?P<f>[0-9]+(?:\.[0-9]+)?)$")
 
 
 def resolve(name: str, cfg: dict, init: str, encoder_layers: int) -> tuple[Settings, dict, list[str] | None]:
@@ -38,7 +39,11 @@ def resolve(name: str, cfg: dict, init: str, encoder_layers: int) -> tuple[Setti
     m = _BATCH.match(name)
     if m:
         name = m["obj"]
-        overrides["global_batch_size"] = cfg["training"]["global_batch_size"] * int(m["f"])
+        size = cfg["training"]["global_batch_size"] * float(m["f"])
+        if not size.is_integer() or size < 1:
+            raise ValueError(f"run {name!r}: batch {cfg['training']['global_batch_size']} x {m['f']} is not a whole "
+                             "number of pairs")
+        overrides["global_batch_size"] = int(size)
     if name.endswith("_l4") or name == "vmsst_full":
         languages = list(cfg["tables"]["table6_languages"])
         name = name.removesuffix("_l4")

@@ -41,3 +41,47 @@ def test_bucc_refuses_a_split_without_gold(tmp_path):
     ctx = EvalContext(model_dir=tmp_path / "no-model", manifest=manifest, scale="paper", seed=1)
     with pytest.raises(DataFormatError, match=r"de-en\.test\.gold: no gold file for BUCC de-en split 'test'"):
         evaluate(get_task("bucc@ratio-k4"), ctx)
+
+
+class _LookupEmbedder:
+    """Sentence -> a fixed vector: the BUCC cases below are worked out by hand from these cosines."""
+
+    def __init__(self, vectors: dict[str, tuple[float, ...]]):
+        self.vectors = vectors
+
+    def encode(self, sentences, lang):
+        import torch
+
+        return torch.tensor([self.vectors[s] for s in sentences])
+
+
+def test_bucc_oracle_threshold_is_optimal_on_the_reported_split(tmp_path):
+    """VMSST section 6.2: F1 at the threshold that separates the reported data best. Test split, cosine, best match:
+    s1->e1 1.0 (gold), s3->e3 0.8 (no gold), s2->e2 0.6 (gold). Accepting all three gives P = 2/3, R = 1,
+    F1 = 80.0, the optimum (one: 66.7, two: 50.0). The tuning split (t1->f1 1.0 gold, t2->f2 0.95 no gold) puts the
+    tuned threshold between 1.0 and 0.95, which on the test split accepts s1 only: F1 = 66.7."""
+    from common.eval.tasks import EvalContext, evaluate
+
+    splits = {"training": ({"t1": "T1", "t2": "T2"}, {"f1": "F1", "f2": "F2"}, "t1\tf1\n"),
+              "test": ({"s1": "S1", "s2": "S2", "s3": "S3"}, {"e1": "E1", "e2": "E2", "e3": "E3"}, "s1\te1\ns2\te2\n")}
+    for split, (src, trg, gold) in splits.items():
+        (tmp_path / f"de-en.{split}.de").write_text("".join(f"{i}\t{s}\n" for i, s in src.items()))
+        (tmp_path / f"de-en.{split}.en").write_text("".join(f"{i}\t{s}\n" for i, s in trg.items()))
+        (tmp_path / f"de-en.{split}.gold").write_text(gold)
+    x = 0.95 ** 2
+    vectors = {"E1": (1, 0, 0, 0), "E2": (0, 1, 0, 0), "E3": (0, 0, 1, 0), "S1": (1, 0, 0, 0), "S2": (0, .6, 0, .8),
+               "S3": (0, 0, .8, .6), "F1": (1, 0, 0, 0), "F2": (0, 1, 0, 0), "T1": (1, 0, 0, 0),
+               "T2": (0, .95, 0, (1 - x) ** 0.5)}
+    manifest = {"bucc_dir": str(tmp_path), "bucc_pairs": ["de-en"], "bucc_splits": {"tune": "training", "test": "test"}}
+    scores = {}
+    for tid in ("bucc@cosine", "bucc@cosine-oracle"):
+        ctx = EvalContext(model_dir=tmp_path, manifest=manifest, scale="mini", seed=1,
+                          _embedder=_LookupEmbedder(vectors))
+        scores[tid] = evaluate(get_task(tid), ctx).scores
+    oracle = scores["bucc@cosine-oracle"]
+    assert oracle["main_score"] == pytest.approx(80.0) and oracle["tune_split"] == oracle["test_split"] == "test"
+    assert oracle["test"]["precision"] == pytest.approx(200 / 3) and oracle["test"]["recall"] == pytest.approx(100)
+    assert scores["bucc@cosine"]["main_score"] == pytest.approx(200 / 3)
+    assert scores["bucc@cosine"]["tune"]["f1"] == pytest.approx(100.0)
+    assert get_task("bucc@ratio-k4-oracle").params == {"scoring": "ratio", "k": 4, "retrieval": "max",
+                                                       "threshold": "oracle"}

@@ -190,6 +190,34 @@ def test_every_run_trains_one_step(name):
         assert len(m.decoders[0].layers) == 1
 
 
+def test_four_encoders_get_the_languages_at_random_and_each_some():
+    """Table 4 "4 enc." (section 7.1): languages allocated at random to 4 language encoders, none left empty."""
+    allocations = []
+    for seed in (1, 2):
+        m = VMSST(backbone(), Settings(objective="vmsst", encoders="n4"), num_languages=10, max_length=16,
+                  decoder_heads=2, decoder_ffn=16, seed=seed)
+        assert len(m.language_encoders) == 4
+        assert sorted(m.encoder_of.count(e) for e in range(4)) == [2, 2, 3, 3]
+        allocations.append(m.encoder_of)
+    assert allocations[0] != allocations[1]
+
+
+def test_batch_runs_scale_the_main_batch_and_map_to_the_papers_sizes():
+    """Table 7 (section 7.4): <objective>_b<factor> multiplies the main batch; the sweep's smallest batch stands for
+    the paper's 2048, so x0.5 / x1 / x2 and x1 / x2 / x4 both give 2048 / 4096 / 8192."""
+    from papers.vmsst.report import batch_sweep
+
+    cfg = {"vmsst": {"elbo_weight": 0.1, "elbo_weight_pretrained": 0.025, "vmsst_contrastive_weight": {"default": 5e-4},
+                     "anneal_steps": 10}, "tables": {"table6_languages": ["qaa"], "batch_factors": [0.5, 2]},
+           "encoders": {"s": {}}, "training": {"global_batch_size": 64}}
+    assert variants.resolve("vmsst_b0.5", cfg, "s", 2)[1] == {"global_batch_size": 32}
+    assert variants.resolve("contrastive_b2", cfg, "s", 2)[:2][1] == {"global_batch_size": 128}
+    with pytest.raises(ValueError, match="not a whole number"):
+        variants.resolve("vmsst_b0.3", cfg, "s", 2)  # 19.2 pairs
+    assert batch_sweep(cfg) == [(0.5, 2048), (1, 4096), (2, 8192)]
+    assert batch_sweep({"tables": {"batch_factors": [4, 2]}}) == [(1, 2048), (2, 4096), (4, 8192)]
+
+
 def test_per_language_encoders_under_bf16_autocast():
     """VMSST-full (one language encoder per language) as the mini scale trains it: amp_bf16 autocast."""
     cfg = {"vmsst": {"elbo_weight": 0.1, "elbo_weight_pretrained": 0.025, "vmsst_contrastive_weight": {"default": 5e-4},
