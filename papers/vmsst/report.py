@@ -358,7 +358,7 @@ def training_figure(ctx: ReportContext, out: Path) -> list[Path]:
     log = ctx.results / "models" / init / "vmsst" / f"seed{ctx.cfg['seeds'][0]}" / "metrics.jsonl"
     rows = [json.loads(line) for line in log.read_text().splitlines()]
     steps = [r["step"] for r in rows]
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9, 3.2))
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9, 3.2), layout="constrained")
     for key, label in (("loss_translation", "translation terms"), ("loss_reconstruction", "reconstruction (ELBO)"),
                        ("loss_kl", "KL (ELBO)")):
         ax.plot(steps, [r.get(key) for r in rows], label=label)
@@ -367,7 +367,8 @@ def training_figure(ctx: ReportContext, out: Path) -> list[Path]:
     ax.legend(fontsize=7)
     ax2.plot(steps, [r.get("kl_weight") for r in rows], color="tab:red")
     ax2.set_xlabel("step")
-    ax2.set_ylabel("KL weight min(1, step / anneal_steps)")
+    ax2.set_ylabel("KL weight")
+    ax2.set_title("min(1, step / anneal_steps)", fontsize=8)
     for a in (ax, ax2):
         a.grid(alpha=0.3)
     fig.suptitle(f"VMSST training, setting '{init}', seed {ctx.cfg['seeds'][0]} (scale '{ctx.scale}')", fontsize=9)
