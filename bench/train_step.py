@@ -56,7 +56,7 @@ def time_ours(examples: list[tuple[str, str]], batch: int, max_length: int, warm
     model, collate = tr_model(max_length)
     args = TrainingArguments(output_dir=str(work), max_steps=warmup + steps, global_batch_size=batch,
                              learning_rate=2e-5, log_every=1, seed=1,
-                             precision={"fp32": "fp32", "bf16": "amp_bf16"}[precision])
+                             precision=precision)
     Trainer(model, [(a, b, 1) for a, b in examples], collate, args).train()
     if not (work / "metrics.jsonl").exists():  # another rank of a multi-process run: rank 0 has the clock
         return float("nan")

@@ -21,6 +21,7 @@ from common.eval.results import write_result
 from common.eval.tasks import TASKS, EvalContext, evaluate, get_task, load_extensions
 from common.io import read_json
 from common.models.embedder import read_embedder_meta
+from common.training.metrics_log import write_eval_scores
 
 log = logging.getLogger("common.eval")
 
@@ -38,6 +39,8 @@ def main(argv: list[str] | None = None) -> None:
                    help="bf16: encode and fine-tune under autocast (CPU AMX, GPU tensor cores)")
     p.add_argument("--model-name", default=None, help="experiment/init/method of the run, recorded in the JSON")
     p.add_argument("--out-dir")
+    p.add_argument("--tensorboard", default=None,
+                   help="also add each task's scores to this TensorBoard folder (the training run's tensorboard/)")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if a.list:
@@ -65,6 +68,14 @@ def main(argv: list[str] | None = None) -> None:
                      data_files=result.files,
                      evaluation_time=time.time() - t0)
         log.info("%s main_score=%.2f", task.id, result.scores["main_score"])
+        if a.tensorboard:
+            write_eval_scores(a.tensorboard, trained_steps(Path(a.model_dir)), task.id, result.scores)
+
+
+def trained_steps(model_dir: Path) -> int:
+    """The training step a saved model comes from (its run's summary.json; 0 when unknown)."""
+    summary = model_dir.parent / "summary.json"
+    return int(read_json(summary).get("step", 0)) if summary.exists() else 0
 
 
 if __name__ == "__main__":

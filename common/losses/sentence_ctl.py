@@ -24,11 +24,10 @@ eq. 6 would be a no-op. We divide by a temperature tau (config ``temperature``) 
 from __future__ import annotations
 
 import torch
-import torch.distributed as dist
 import torch.nn.functional as F
 from torch import nn
 
-from common.distributed import gather_with_grad, is_distributed, rank, world_size
+from common.distributed.collectives import gather_with_grad, mean_over_ranks, rank
 
 
 def interpolated_cosine(q: torch.Tensor, c: torch.Tensor, lam: torch.Tensor) -> torch.Tensor:
@@ -58,10 +57,7 @@ class LossWindow(nn.Module):
 
     @torch.no_grad()
     def update(self, loss: torch.Tensor) -> None:
-        value = loss.detach().double().reshape(1)
-        if is_distributed():
-            dist.all_reduce(value)
-            value /= world_size()
+        value = mean_over_ranks(loss.detach().double().reshape(1))
         self.values[int(self.count) % self.values.numel()] = torch.exp(-value[0])
         self.count += 1
 

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from common.distributed import gather_with_grad, rank
+from common.distributed.collectives import gather_with_grad, rank
 
 
 class TranslationRankingLoss(nn.Module):

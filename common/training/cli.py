@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,9 @@ from torch import nn
 from transformers import HfArgumentParser
 
 from common.config import load_experiment_config
+from common.distributed.collectives import rank
 from common.io import read_json, write_json
+from common.training.stopping import EXIT_RESUME
 from common.training.trainer import LaunchArguments, Trainer, TrainingArguments
 
 log = logging.getLogger(__name__)
@@ -67,12 +70,10 @@ class Recipe(Protocol):
 def snapshotter(run: RunArguments, built: Built, resolved: dict) -> Callable[[int], None]:
     """Rank 0 saves the model as an embedder folder at each of ``run.snapshot_steps``, under
     ``<output_dir>/snapshots/step<N>/`` (written beside, then renamed: a folder that exists is complete)."""
-    import torch.distributed as dist
-
     steps = set(run.snapshot_steps)
 
     def on_step(step: int) -> None:
-        if step not in steps or (dist.is_initialized() and dist.get_rank() != 0):
+        if step not in steps or rank() != 0:
             return
         final = Path(run.output_dir) / "snapshots" / f"step{step}"
         tmp = final.with_name(final.name + ".tmp")
@@ -111,9 +112,13 @@ def main(recipe: Recipe, argv: list[str] | None = None) -> None:
     trainer = Trainer(built.model, examples, built.collate, args, config_to_save=resolved,
                       on_step=snapshotter(run, built, resolved) if run.snapshot_steps else None)
     summary = trainer.train()
-    if "stopped_at" in summary:
+    if summary.get("reason") == "stop_after":
         log.info("stopped after step %d (stop_after)", summary["stopped_at"])
         return
+    if "stopped_at" in summary:  # a time limit or a signal: the checkpoint is saved, a rerun resumes from it
+        log.warning("exiting with %d after step %d (%s); rerun the same command to resume",
+                    EXIT_RESUME, summary["stopped_at"], summary["reason"])
+        sys.exit(EXIT_RESUME)
     if trainer.rank == 0:
         out = Path(run.output_dir)
         built.save(trainer.unwrap(), out / "model")

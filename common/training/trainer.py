@@ -8,11 +8,16 @@ before each one (a schedule inside the loss, e.g. VMSST's KL annealing, resumes 
 ``collate(examples, generator)`` turns raw examples into a batch; its generator is seeded by
 (seed, step, rank), so random masking is reproduced exactly after a resume.
 
-Checkpoints (``engine.save_checkpoint``) every ``save_every`` steps hold the model,
-optimizer, scheduler and RNG states; a killed run restarted with the same arguments
-continues from the last one and ends with the same parameters and metrics as an
-uninterrupted run. Metrics go to ``metrics.jsonl``; the resolved arguments are saved to
-``training_args.json`` beside the checkpoints.
+Checkpoints (``engine.save_checkpoint``) every ``save_every`` steps and every
+``save_every_minutes`` hold the model, optimizer, scheduler and every rank's RNG states
+(:mod:`common.training.rng`, CUDA generators included); a killed run restarted with the same
+arguments continues from the last one and ends with the same parameters and metrics as an
+uninterrupted run. Before the job's wall-clock limit, or on SIGTERM / SIGUSR1, the run saves a
+checkpoint and stops (:mod:`common.training.stopping`; the CLI then exits with ``EXIT_RESUME``).
+Metrics go to ``metrics.jsonl`` and TensorBoard (:mod:`common.training.metrics_log`); the
+resolved arguments are saved to ``training_args.json`` beside the checkpoints. Precision follows
+one policy (:mod:`common.training.precision`). Collectives go through
+:mod:`common.distributed.collectives`.
 """
 from __future__ import annotations
 
@@ -31,14 +36,19 @@ import numpy as np
 import torch
 from torch import nn
 
-from common.distributed import ensure_process_group_env, process_group_teardown
+from common.distributed.collectives import all_gather_object, barrier, broadcast_object, max_over_ranks, mean_over_ranks
+from common.distributed.env import ensure_process_group_env, process_group_teardown
 from common.io import write_json
+from common.training import rng
+from common.training.metrics_log import MetricsLog, peak_memory_mb
+from common.training.precision import deepspeed_precision, training_problems
 from common.training.sampler import StepSampler
+from common.training.stopping import StopConditions, job_deadline
 
 log = logging.getLogger(__name__)
 
 
-PRECISIONS = ("fp32", "bf16", "fp16", "amp_bf16", "amp_fp16")
+STOP_CHECK_EVERY = 10  # steps between the ranks' agreement on a stop or a timed checkpoint (world size > 1)
 LR_SCHEDULES = ("linear", "cosine", "constant", "inverse_sqrt")
 OPTIMIZERS = ("adamw", "adafactor")
 
@@ -72,12 +82,12 @@ class TrainingArguments:
     grad_clip: float = 1.0
     seed: int = 1
     save_every: int = 0  # 0: only the final checkpoint
+    save_every_minutes: float = 0.0  # also checkpoint when this much time passed since the last one (0: never)
+    stop_margin_minutes: float = 10.0  # checkpoint and stop this long (plus two steps) before the job's time limit
     keep_checkpoints: int = 2
     log_every: int = 10
-    # fp32 | bf16 | fp16 (weights in that dtype, DeepSpeed's mixed-precision optimizer) |
-    # amp_bf16 | amp_fp16 (fp32 weights, torch autocast in the forward pass: PyTorch AMP,
-    # needed where fp32 state must survive, e.g. MoCo's momentum encoders and queues)
-    precision: str = "fp32"
+    tensorboard: bool = True  # TensorBoard events beside metrics.jsonl
+    precision: str = "fp32"  # bf16 | fp16 | fp32: common/training/precision.py (the paper scale says bf16)
     zero_stage: int = 0
     grad_accum: int = 1
     dist_backend: str | None = None  # gloo on CPU, nccl on GPU when None
@@ -98,8 +108,8 @@ class TrainingArguments:
             raise ValueError(f"unknown lr_schedule {self.lr_schedule!r}; expected one of {LR_SCHEDULES}")
         if self.optimizer not in OPTIMIZERS:
             raise ValueError(f"unknown optimizer {self.optimizer!r}; expected one of {OPTIMIZERS}")
-        if self.precision not in PRECISIONS:
-            raise ValueError(f"unknown precision {self.precision!r}")
+        if problems := training_problems(asdict(self)):
+            raise ValueError("invalid training arguments: " + "; ".join(problems))
 
 
 def seed_everything(seed: int) -> None:
@@ -164,12 +174,8 @@ def deepspeed_config(args: TrainingArguments, world_size: int) -> dict:
         "train_micro_batch_size_per_gpu": args.global_batch_size // (world_size * args.grad_accum),
         "gradient_accumulation_steps": args.grad_accum,
         "gradient_clipping": args.grad_clip,
-        "bf16": {"enabled": args.precision == "bf16"},
-        "fp16": {"enabled": args.precision == "fp16", "initial_scale_power": 16},
-        "torch_autocast": {"enabled": args.precision.startswith("amp_"),
-                           "dtype": "float16" if args.precision == "amp_fp16" else "bfloat16"},
+        **deepspeed_precision(args.precision),
         "zero_optimization": {"stage": args.zero_stage},
-        "zero_allow_untested_optimizer": True,
         "steps_per_print": 10**9,
     }
 
@@ -239,42 +245,41 @@ class Trainer:
             return 0
         _, client = self.engine.load_checkpoint(str(self.ckpt_dir))
         step = int(client["step"])
-        rng = client["rng"][min(self.rank, len(client["rng"]) - 1)] if client.get("rng_per_rank") else client["rng"]
-        torch.set_rng_state(rng["torch"])
-        random.setstate(rng["python"])
-        np.random.set_state(rng["numpy"])
+        states = client["rng"] if client.get("rng_per_rank") else [client["rng"]]
+        rng.restore(states[min(self.rank, len(states) - 1)])
         log.info("resumed from step %d", step)
-        if self.rank == 0:  # drop log lines written after the checkpoint
-            metrics = self.out / "metrics.jsonl"
-            if metrics.exists():
-                keep = [l for l in metrics.read_text().splitlines() if json.loads(l)["step"] <= step]
-                metrics.write_text("".join(l + "\n" for l in keep))
         return step
 
     def _save(self, step: int) -> None:
-        import torch.distributed as dist
-
-        state = {"torch": torch.get_rng_state(), "python": random.getstate(), "numpy": np.random.get_state()}
-        states = [None] * self.world
-        dist.all_gather_object(states, state)
+        t0 = time.time()
+        states = all_gather_object(rng.capture())
         self.engine.save_checkpoint(str(self.ckpt_dir), tag=f"step{step:08d}",
                                     client_state={"step": step, "rng": states, "rng_per_rank": True})
         if self.rank == 0:
             tags = sorted(p for p in self.ckpt_dir.glob("step*") if p.is_dir())
             for old in tags[: -self.args.keep_checkpoints]:
                 shutil.rmtree(old, ignore_errors=True)
-        dist.barrier()
+        barrier()
+        self.last_save = time.time()
+        log.info("checkpoint of step %d saved in %.1f s", step, self.last_save - t0)
 
     def _mean_over_ranks(self, scalars: dict[str, torch.Tensor]) -> dict[str, float]:
-        """Logged losses are means over ranks, so a log means the same at any world size."""
-        import torch.distributed as dist
-
+        """Logged losses are means over ranks, so a log means the same at any world size. The stacked scalars stay
+        on the rank's device for the all-reduce (NCCL takes CUDA tensors only) and are read back afterwards."""
         names = sorted(scalars)
-        values = torch.stack([scalars[n].detach().float().cpu() for n in names])
-        if self.world > 1:
-            dist.all_reduce(values)
-            values /= self.world
-        return dict(zip(names, values.tolist()))
+        values = torch.stack([scalars[n].detach().float() for n in names])  # (S,) on the loss's device
+        return dict(zip(names, mean_over_ranks(values).tolist()))
+
+    def _stop_flags(self, step_seconds: float) -> tuple[str | None, bool]:
+        """(why to stop now, or None; whether a timed checkpoint is due), agreed by every rank."""
+        reason = self.stop.reason(step_seconds)
+        timed = bool(self.args.save_every_minutes) and time.time() - self.last_save >= 60 * self.args.save_every_minutes
+        if self.world == 1:
+            return reason, timed
+        mine = torch.tensor([reason is not None, timed], dtype=torch.float32, device=self.engine.device)  # (2,)
+        flags = max_over_ranks(mine)
+        stop, timed = (bool(v) for v in flags.tolist())
+        return (reason or "another rank's stop request") if stop else None, timed
 
     # ------------------------------------------------------------------ loop
     def _check_resumable(self) -> None:
@@ -283,7 +288,9 @@ class Trainer:
         saved = self.out / "training_args.json"
         if not (self.ckpt_dir / "latest").exists() or not saved.exists():
             return
-        ignore = {"stop_after", "output_dir"}
+        # arguments that change when and how a run is saved or watched, not its arithmetic
+        ignore = {"stop_after", "output_dir", "save_every_minutes", "stop_margin_minutes", "tensorboard",
+                  "keep_checkpoints"}
         old = {k: v for k, v in json.loads(saved.read_text())["training_arguments"].items() if k not in ignore}
         new = {k: v for k, v in json.loads(json.dumps(asdict(self.args))).items() if k not in ignore}  # as saved
         # an argument added after the checkpoint was written counts as its default
@@ -311,14 +318,27 @@ class Trainer:
             write_json(self.out / "training_args.json",
                        {"training_arguments": asdict(self.args), "world_size": self.world, **self.config_to_save})
         step = self._resume()
+        metrics = MetricsLog(self.out, enabled=self.rank == 0, tensorboard=self.args.tensorboard)
+        metrics.start(step)
+        deadline = broadcast_object(job_deadline() if self.rank == 0 else None)  # one squeue call, not one per rank
+        self.stop = StopConditions(deadline, 60 * self.args.stop_margin_minutes).install()
+        try:
+            return self._loop(step, metrics)
+        finally:
+            self.stop.uninstall()
+            metrics.close()
+
+    def _loop(self, step: int, metrics: MetricsLog) -> dict:
         from tqdm import tqdm
 
         bar = tqdm(total=self.args.max_steps, initial=step, disable=self.rank != 0, mininterval=5, desc="train")
-        t0, last = time.time(), {}
+        t0 = self.last_save = time.time()
+        last, logged_at, step_seconds = {}, (step, t0), 0.0
         device = self.engine.device
         self.engine.train()
         on_step = getattr(self.unwrap(), "on_step", None)  # models whose loss depends on the step (KL annealing)
         while step < self.args.max_steps:
+            started = time.time()
             if on_step is not None:
                 on_step(step)
             gen = torch.Generator().manual_seed(self.args.seed * 7919 + step * 104729 + self.rank)
@@ -333,16 +353,30 @@ class Trainer:
                 self.on_step(step)
             if step % self.args.log_every == 0 or step == self.args.max_steps:
                 last = self._mean_over_ranks({k: v for k, v in out.items() if torch.is_tensor(v) and v.ndim == 0})
-            if self.rank == 0 and (step % self.args.log_every == 0 or step == self.args.max_steps):
-                rec = {"step": step, "lr": self.scheduler.get_last_lr()[0], "elapsed_s": round(time.time() - t0, 3),
-                       **last}
-                with open(self.out / "metrics.jsonl", "a", encoding="utf-8") as fh:
-                    fh.write(json.dumps(rec) + "\n")
-            if self.args.save_every and step % self.args.save_every == 0 and step < self.args.max_steps:
-                self._save(step)
+                now = time.time()
+                rate = (step - logged_at[0]) * self.args.global_batch_size / max(now - logged_at[1], 1e-9)
+                logged_at = (step, now)
+                metrics.write({"step": step, "lr": self.scheduler.get_last_lr()[0], "elapsed_s": round(now - t0, 3),
+                               "examples_per_s": round(rate, 3), "peak_memory_mb": round(peak_memory_mb(device), 1),
+                               **last})
+            step_seconds = max(step_seconds * 0.9, time.time() - started)  # a slowly forgetting maximum
             if self.args.stop_after is not None and step >= self.args.stop_after:
+                if self.args.save_every and step % self.args.save_every == 0 and step < self.args.max_steps:
+                    self._save(step)
                 bar.close()
-                return {"stopped_at": step}
+                return {"stopped_at": step, "reason": "stop_after"}
+            if step >= self.args.max_steps:
+                break
+            stop, timed = None, False
+            if self.world == 1 or step % STOP_CHECK_EVERY == 0:  # ranks agree every few steps, not at every one
+                stop, timed = self._stop_flags(step_seconds)
+            if stop is not None:
+                self._save(step)
+                bar.close()
+                log.warning("stopped after step %d and saved a checkpoint: %s", step, stop)
+                return {"stopped_at": step, "reason": stop}
+            if (self.args.save_every and step % self.args.save_every == 0) or timed:
+                self._save(step)
         bar.close()
         return {"step": step, "final": last, "train_seconds": time.time() - t0}
 

@@ -1,30 +1,63 @@
-"""How a training rule starts its processes, from the paper config's ``training`` section.
+"""How a training job starts its processes, and what it asks a cluster for, from a config's ``training`` section
+(``gpus`` per node, ``nodes``, ``threads`` per rank, ``launcher``).
 
 * ``gpus`` <= 1, one node: ``python`` (one process; CPU or one GPU);
-* ``gpus`` > 1, one node: ``torchrun --standalone --nproc_per_node <gpus>``;
-* ``nodes`` > 1: ``srun python``, one task per GPU on every node; the trainer reads its rank,
-  world size and master from the SLURM_* variables (``common.distributed.ensure_process_group_env``).
+* ``gpus`` > 1, one node: ``python -m common.distributed.launch --nproc <gpus>`` (one rank per GPU; it forwards
+  SIGTERM / SIGUSR1 to the ranks and stops them all when one fails);
+* ``nodes`` > 1, or ``launcher: srun``: ``srun`` with one task per GPU on every node, each a rank that reads its
+  rank, world size and master from the SLURM_* variables (``common.distributed.env.ensure_process_group_env``).
+  The srun flags are explicit: the Slurm executor's job step hands the job script an environment without the
+  allocation's SLURM_NTASKS / SLURM_CPUS_PER_TASK, so a bare ``srun`` would start one task per node.
 
-``resources`` are the matching Snakemake resources: ``gpu`` (GPUs of the job, all nodes), and for
-multi-node jobs ``nodes``, ``tasks_per_node`` and ``mpi`` (so the Slurm executor starts the job
-script once and our ``srun`` fans out).
+The Snakemake resources make the Slurm executor (snakemake-executor-plugin-slurm) submit that shape:
+
+* one node: ``gpu`` (``--gpus``), ``nodes=1`` (so the GPUs are on one node) and ``cpus_per_task`` = ranks x
+  threads (one task runs the launcher and its ranks);
+* srun: ``nodes``, ``tasks`` = nodes x GPUs, ``gres=gpu:<gpus>`` (per node; ``--gpus`` would be a total that
+  Slurm may spread unevenly), ``cpus_per_task`` = threads and ``mpi="srun"`` (the executor runs the job script
+  once and our ``srun`` fans out).
+
+``snakemake -n`` prints each job's resources, so a dry run shows every job's Slurm shape.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
+LAUNCHERS = ("auto", "srun")
+
+
+@dataclass(frozen=True)
+class JobShape:
+    command: str  # what precedes ``-m <module> <arguments>``
+    threads: int  # Snakemake's threads of the job (CPUs of its first task)
+    rank_threads: int  # OMP_NUM_THREADS of each rank
+    resources: dict[str, Any]
+
+
+def shape(training: dict) -> JobShape:
+    gpus, nodes = int(training.get("gpus", 0)), int(training.get("nodes", 1))
+    threads, how = int(training.get("threads", 1)), training.get("launcher", "auto")
+    if how not in LAUNCHERS:
+        raise ValueError(f"training.launcher: {how!r} is not one of {LAUNCHERS}")
+    ranks = max(1, gpus)
+    if nodes > 1 or how == "srun":
+        gres = {"gres": f"gpu:{gpus}"} if gpus else {}
+        command = (f"srun --nodes {nodes} --ntasks-per-node {ranks} --cpus-per-task {threads} --kill-on-bad-exit=1 "
+                   + (f"--gres gpu:{gpus} " if gpus else "") + "python")
+        return JobShape(command, threads, threads, {"nodes": nodes, "tasks": nodes * ranks, **gres,
+                                                     "cpus_per_task": threads, "mpi": "srun"})
+    command = f"python -m common.distributed.launch --nproc {gpus}" if gpus > 1 else "python"
+    resources: dict[str, Any] = {"gpu": gpus, "nodes": 1, "cpus_per_task": ranks * threads} if gpus else {"gpu": 0}
+    return JobShape(command, ranks * threads, threads, resources)
+
 
 def launcher(training: dict) -> str:
-    gpus, nodes = training.get("gpus", 0), training.get("nodes", 1)
-    if nodes > 1:
-        return "srun python"
-    return f"torchrun --standalone --nproc_per_node {gpus}" if gpus > 1 else "python"
+    return shape(training).command
 
 
 def resources(training: dict) -> dict:
-    gpus, nodes = training.get("gpus", 0), training.get("nodes", 1)
-    out = {"gpu": gpus * nodes}
-    if nodes > 1:
-        out.update(nodes=nodes, tasks_per_node=gpus, mpi="srun")
-    return out
+    return shape(training).resources
 
 
 def job_resources(cfg: dict, stage: str) -> dict:

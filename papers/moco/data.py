@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 
 from common.data.loaders import NliExamples
-from common.distributed import world_size
+from common.distributed.collectives import world_size
 
 
 class MocoCollator:

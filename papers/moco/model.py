@@ -30,7 +30,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from common.distributed import gather_no_grad
+from common.distributed.collectives import gather_no_grad
 from common.losses import QueueInfoNCELoss, TranslationRankingLoss
 from common.models.encoder import SentenceEncoder
 from common.models.momentum import momentum_copy, momentum_update

@@ -40,7 +40,7 @@ import torch.nn.functional as F
 from torch import nn
 from transformers import PreTrainedModel
 
-from common.distributed import gather_with_grad, rank
+from common.distributed.collectives import gather_with_grad, rank
 from papers.vmsst.decoder import LatentDecoder, T5LatentDecoder
 
 OBJECTIVES = ("vmsst", "bitranslation", "contrastive", "vmsst_contrastive")

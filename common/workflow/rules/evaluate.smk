@@ -26,6 +26,7 @@ rule evaluate:
         precision=CFG["eval"].get("precision", "fp32"),
         name=lambda wc: f"{EXPERIMENT}/{wc.init}/{wc.method}/seed{wc.seed}",
         out_dir=lambda wc: EVAL_DIR.format(init=wc.init, method=wc.method, seed=wc.seed),
+        tensorboard=lambda wc: f"{P.run_dir(wc.init, wc.method, wc.seed)}/tensorboard",
     log:
         P.log("eval/{init}/{method}/seed{seed}/tasks"),
     benchmark:
@@ -33,7 +34,8 @@ rule evaluate:
     shell:
         "OMP_NUM_THREADS={threads} python -m common.eval {params.tasks} --model-dir {input.model} "
         "--corpus {input.corpus} --scale {params.scale} --seed {wildcards.seed} --batch-size {params.batch_size} "
-        "--precision {params.precision} --model-name {params.name} --out-dir {params.out_dir} > {log} 2>&1"
+        "--precision {params.precision} --model-name {params.name} --out-dir {params.out_dir} "
+        "--tensorboard {params.tensorboard} > {log} 2>&1"
 
 
 use rule evaluate as evaluate_extra with:
@@ -48,6 +50,7 @@ use rule evaluate as evaluate_extra with:
         precision=CFG["eval"].get("precision", "fp32"),
         name=lambda wc: f"{EXPERIMENT}/{wc.init}/{wc.method}/seed{wc.seed}",
         out_dir=lambda wc: EVAL_DIR.format(init=wc.init, method=wc.method, seed=wc.seed),
+        tensorboard=lambda wc: f"{P.run_dir(wc.init, wc.method, wc.seed)}/tensorboard",
     log:
         P.log("eval/{init}/{method}/seed{seed}/{task}"),
     benchmark:

@@ -22,16 +22,17 @@ rule train:
         method=lambda wc: TRAINS(wc.method)[1],
         tokenizer=lambda wc: tokenizers.folder(P.paper_results, wc.init, CFG["encoders"][wc.init]),
         run_dir=lambda wc: P.run_dir(wc.init, wc.method, wc.seed),
-        launcher=launcher(TRAIN),
-    threads: TRAIN.get("threads", 1)
+        launcher=TRAIN_SHAPE.command,
+        rank_threads=TRAIN_SHAPE.rank_threads,
+    threads: TRAIN_SHAPE.threads
     resources:
-        **launch_resources(TRAIN),
+        **TRAIN_SHAPE.resources,
         **job_resources(CFG, "train"),
     log:
         P.log("train/{init}/{method}/seed{seed}"),
     benchmark:
         P.bench("train/{init}/{method}/seed{seed}")
     shell:
-        "OMP_NUM_THREADS={threads} {params.launcher} -m {params.module} --experiment {params.experiment} --scale {params.scale} "
+        "OMP_NUM_THREADS={params.rank_threads} {params.launcher} -m {params.module} --experiment {params.experiment} --scale {params.scale} "
         "--method {params.method} --init {wildcards.init} --seed {wildcards.seed} --corpus {input.corpus} "
         "--tokenizer {params.tokenizer} --output_dir {params.run_dir} > {log} 2>&1"

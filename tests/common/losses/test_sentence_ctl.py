@@ -7,7 +7,7 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 
-from common.distributed import free_port
+from common.distributed.env import free_port
 from common.losses.sentence_ctl import LossWindow, SentenceCTLLoss, interpolated_cosine
 
 

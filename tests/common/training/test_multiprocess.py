@@ -1,5 +1,5 @@
-"""The trainer with world size 2 (torchrun, gloo on CPU) against world size 1 on the same global
-batch: equal losses and parameters (tolerance: float summation order, 1e-4 relative on losses,
+"""The trainer with world size 2 (our launcher, DeepSpeed's and torchrun; gloo on CPU) against world size 1 on the
+same global batch: equal losses and parameters (tolerance: float summation order, 1e-4 relative on losses,
 1e-4 absolute on parameters), checkpoints that resume in either world size, ZeRO stages 1 and 2."""
 import json
 import os
@@ -10,25 +10,29 @@ from pathlib import Path
 import pytest
 import torch
 
-from common.distributed import free_port
+from common.distributed.env import free_port
 
 pytestmark = [pytest.mark.distributed, pytest.mark.slow]  # several launcher starts each: run by .ci/run
 WORKER = Path(__file__).with_name("_dist_worker.py")
 
 
-def run(out: Path, *args, nproc: int = 1, zero: int = 0, launcher: str = "torchrun") -> None:
+def run(out: Path, *args, nproc: int = 1, zero: int = 0, launcher: str = "launch") -> None:
     env = {**os.environ, "DS_ACCELERATOR": "cpu", "OMP_NUM_THREADS": "1", "ZERO_STAGE": str(zero)}
     for k in ("WORLD_SIZE", "RANK", "LOCAL_RANK"):
         env.pop(k, None)
     if nproc == 1:
         launcher = [sys.executable]
+    elif launcher == "launch":  # ours (common/distributed/launch.py), what the workflow runs
+        launcher = [sys.executable, "-m", "common.distributed.launch", "--nproc", str(nproc), "-m",
+                    "tests.common.training._dist_worker"]
     elif launcher == "deepspeed":
         launcher = [sys.executable, "-m", "deepspeed.launcher.runner", "--num_gpus", str(nproc),
                     "--master_port", str(free_port())]
     else:
         launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", str(nproc),
                     "--master_port", str(free_port())]
-    proc = subprocess.run([*launcher, str(WORKER), str(out), *map(str, args)], env=env, capture_output=True, text=True,
+    script = [] if nproc > 1 and launcher[2] == "common.distributed.launch" else [str(WORKER)]
+    proc = subprocess.run([*launcher, *script, str(out), *map(str, args)], env=env, capture_output=True, text=True,
                           timeout=600)  # a hung rank fails the test instead of the CI run
     assert proc.returncode == 0, proc.stderr[-3000:]
 
@@ -52,7 +56,7 @@ def straight(tmp_path_factory) -> Path:
     return out
 
 
-@pytest.mark.parametrize("launcher", ["torchrun", "deepspeed"])
+@pytest.mark.parametrize("launcher", ["launch", "deepspeed", "torchrun"])
 def test_two_processes_match_one(straight, tmp_path, launcher):
     run(tmp_path, 8, 4, nproc=2, launcher=launcher)
     assert losses(tmp_path) == pytest.approx(losses(straight), rel=1e-4)

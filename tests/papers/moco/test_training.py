@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from common.distributed import free_port
+from common.distributed.env import free_port
 
 WORKER = Path(__file__).with_name("_moco_worker.py")
 
@@ -56,10 +56,10 @@ def test_resume_restores_queues_and_momentum_encoders(tmp_path):
 
 @pytest.mark.slow
 def test_autocast_keeps_momentum_encoders_and_queues_in_fp32(tmp_path):
-    """precision amp_bf16 (PyTorch AMP through DeepSpeed's torch_autocast): the forward runs in
+    """precision bf16 (PyTorch autocast through DeepSpeed's torch_autocast): the forward runs in
     bf16 but the EMA of eq. 1 and the queues stay fp32 (a bf16 EMA with m = 0.999 would lose
     most of each update to rounding)."""
-    run(tmp_path / "amp", 4, 0, 0.0, precision="amp_bf16")
+    run(tmp_path / "amp", 4, 0, 0.0, precision="bf16")
     s = torch.load(tmp_path / "amp" / "final.pt", weights_only=True)
     assert (s["queue_x.keys"].dtype == torch.float32
             and s["key_encoder_x.backbone.embeddings.word_embeddings.weight"].dtype == torch.float32)

@@ -219,7 +219,7 @@ def test_batch_runs_scale_the_main_batch_and_map_to_the_papers_sizes():
 
 
 def test_per_language_encoders_under_bf16_autocast():
-    """VMSST-full (one language encoder per language) as the mini scale trains it: amp_bf16 autocast."""
+    """VMSST-full (one language encoder per language) as the mini scale trains it: bf16 autocast."""
     cfg = {"vmsst": {"elbo_weight": 0.1, "elbo_weight_pretrained": 0.025, "vmsst_contrastive_weight": {"default": 5e-4},
                      "anneal_steps": 10}, "tables": {"table6_languages": ["qaa"]},
            "encoders": {"s": {}}, "training": {"global_batch_size": 4}}

@@ -7,7 +7,7 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
 
-from common.distributed import free_port
+from common.distributed.env import free_port
 from common.losses import TranslationRankingLoss
 
 pytestmark = pytest.mark.distributed
@@ -49,7 +49,7 @@ def test_gathered_loss_equals_single_process(tmp_path):
 
 
 def test_launcher_environment():
-    from common.distributed import ensure_process_group_env, first_slurm_host
+    from common.distributed.env import ensure_process_group_env, first_slurm_host
 
     assert first_slurm_host("node[03-05,9],gpu1") == "node03" and first_slurm_host("gpu1,gpu2") == "gpu1"
     assert first_slurm_host("a[7]") == "a7"

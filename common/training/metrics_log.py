@@ -1,0 +1,74 @@
+"""A training run's trace: ``metrics.jsonl`` (one JSON line per logged step) and TensorBoard event files beside
+it (``<run>/tensorboard/``: the same scalars -- losses, learning rate, throughput, peak memory -- plus the
+evaluation scores that ``python -m common.eval --tensorboard`` adds under ``eval/``). Watch a cluster run with
+``tensorboard --logdir <results_root>/paper/<paper>/models`` (README, "Watching a run").
+
+Rank 0 writes. On resume from step N, lines after N are dropped from ``metrics.jsonl`` and TensorBoard is told to
+purge events after N (``purge_step``), so both read as one uninterrupted run.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import resource
+from pathlib import Path
+from typing import Any
+
+import torch
+
+log = logging.getLogger(__name__)
+# keys whose values depend on the machine and its load, not on the run's arithmetic (tests compare the rest)
+VOLATILE = ("elapsed_s", "examples_per_s", "peak_memory_mb")
+
+
+def peak_memory_mb(device: torch.device) -> float:
+    """Peak memory of this rank: allocated on its GPU, or the process's resident set on the CPU."""
+    if device.type == "cuda":
+        return torch.cuda.max_memory_allocated(device) / 2**20
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
+
+
+class MetricsLog:
+    def __init__(self, out: Path, enabled: bool, tensorboard: bool = True):
+        self.path = out / "metrics.jsonl"
+        self.enabled = enabled
+        self.tb_dir = out / "tensorboard" if tensorboard else None
+        self.writer = None
+
+    def start(self, step: int) -> None:
+        """Open the log at ``step`` (0, or the step a run resumes from)."""
+        if not self.enabled:
+            return
+        if step and self.path.exists():
+            keep = [l for l in self.path.read_text(encoding="utf-8").splitlines() if json.loads(l)["step"] <= step]
+            self.path.write_text("".join(l + "\n" for l in keep), encoding="utf-8")
+        if self.tb_dir is not None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(str(self.tb_dir), purge_step=step + 1 if step else None)
+
+    def write(self, record: dict[str, Any]) -> None:
+        if not self.enabled:
+            return
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record) + "\n")
+        if self.writer is not None:
+            for key, value in record.items():
+                if key != "step" and isinstance(value, int | float):
+                    self.writer.add_scalar(f"train/{key}", value, record["step"])
+            self.writer.flush()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+
+def write_eval_scores(tb_dir: str | Path, step: int, task: str, scores: dict[str, Any]) -> None:
+    """Add a task's numeric scores to a run's TensorBoard folder (``eval/<task>/<score>`` at the model's step)."""
+    from torch.utils.tensorboard import SummaryWriter
+
+    with SummaryWriter(str(Path(tb_dir) / "eval")) as writer:
+        for key, value in scores.items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                writer.add_scalar(f"eval/{task}/{key}", value, step)

@@ -1,0 +1,27 @@
+"""TensorBoard events beside metrics.jsonl: the logged scalars at their steps, purged after the step a run resumes
+from, and evaluation scores under eval/."""
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+from common.training.metrics_log import write_eval_scores
+from common.training.trainer import Trainer, TrainingArguments
+from tests.common.training.test_precision import EXAMPLES, Tiny, collate
+
+
+def scalars(folder, tag):
+    acc = EventAccumulator(str(folder))
+    acc.Reload()
+    return {e.step: e.value for e in acc.Scalars(tag)}
+
+
+def test_events_follow_the_run_and_its_resume(tmp_path):
+    args = lambda **kw: TrainingArguments(output_dir=str(tmp_path), max_steps=6, global_batch_size=4,
+                                          learning_rate=1e-2, log_every=1, save_every=2, **kw)
+    Trainer(Tiny(), EXAMPLES, collate, args(stop_after=3)).train()  # killed after step 3, checkpoint at step 2
+    Trainer(Tiny(), EXAMPLES, collate, args()).train()
+    loss = scalars(tmp_path / "tensorboard", "train/loss")
+    assert sorted(loss) == [1, 2, 3, 4, 5, 6]  # step 3 was purged and written again, once
+    assert set(scalars(tmp_path / "tensorboard", "train/examples_per_s")) == {1, 2, 3, 4, 5, 6}
+    jsonl = [line for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert len(jsonl) == 6
+    write_eval_scores(tmp_path / "tensorboard", 6, "tatoeba@cosine", {"main_score": 42.5, "languages": ["x"]})
+    assert scalars(tmp_path / "tensorboard" / "eval", "eval/tatoeba@cosine/main_score") == {6: 42.5}
