@@ -11,7 +11,16 @@ Every resource is pinned, in one of three ways, and a mismatch is an error namin
   download must match it (trust on first use, stated in the lock file).
 
 ``base_url`` replaces the scheme and host of every URL, so tests serve files in the real
-formats from a local HTTP server, and so can a site mirror.
+formats from a local HTTP server, and so can a site mirror. ``pins`` (resource name -> sha256)
+replaces the pins of the named resources: the rehearsal's mirror (:mod:`common.rehearsal`) serves
+generated files in the real formats, whose digests are its own; every check still runs.
+
+A download is written to ``<name>.part`` beside its destination and renamed when complete and
+verified, so a file that exists is whole. An interrupted transfer (connection reset, a short read,
+HTTP 5xx) is retried ``retries`` times, resuming from the bytes already received with an HTTP
+``Range`` request when the server honours it (206), from the start otherwise; a partial file left by
+a killed process is resumed the same way. A digest mismatch after a resumed download restarts it
+once from zero before it is an error.
 """
 from __future__ import annotations
 
@@ -19,13 +28,14 @@ import ast
 import csv
 import gzip
 import hashlib
+import http.client
 import io
 import json
 import logging
 import os
 import shutil
 import tarfile
-import tempfile
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -63,14 +73,19 @@ def _rebase(url: str, base_url: str | None) -> str:
 
 
 class Downloader:
-    def __init__(self, dest: str | Path, base_url: str | None = None, timeout: float = 60.0):
+    def __init__(self, dest: str | Path, base_url: str | None = None, timeout: float = 60.0, retries: int = 3,
+                 retry_wait: float = 1.0, pins: dict[str, str] | None = None):
         self.dest = Path(dest)
         self.base_url, self.timeout = base_url, timeout
+        self.retries, self.retry_wait = retries, retry_wait
+        self.pins = pins or {}
         self.lock_path = self.dest / "downloads.lock.json"
         self.lock = json.loads(self.lock_path.read_text()) if self.lock_path.exists() else {}
 
     def fetch(self, res: Resource) -> Path:
         """Download ``res`` into ``dest/<name>`` (once), verified against its pin."""
+        if res.name in self.pins:
+            res = Resource(res.name, res.url, sha256=self.pins[res.name], revision=res.revision)
         path = self.dest / res.name
         expected = res.sha256 or self.lock.get(res.name, {}).get("sha256")
         if path.exists() and expected and sha256_file(path) == expected:
@@ -79,29 +94,57 @@ class Downloader:
             return path
         url = _rebase(res.url, self.base_url)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-        h, h_md5 = hashlib.sha256(), hashlib.md5(usedforsecurity=False)
-        try:
-            with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=self.timeout) as resp:
-                while block := resp.read(1 << 20):
-                    h.update(block)
-                    h_md5.update(block)
-                    out.write(block)
-            digest = h.hexdigest()
+        part = path.with_name(path.name + ".part")
+        for fresh in (False, True):  # a resumed download whose digest fails is fetched once more from zero
+            if fresh:
+                part.unlink(missing_ok=True)
+            self._transfer(url, part)
+            digest, md5 = sha256_file(part), _md5(part)
+            if (not expected or digest == expected) and (not res.md5 or md5 == res.md5):
+                break
+            log.warning("%s: digest mismatch after the download%s", res.name, "" if fresh else "; fetching anew")
+        else:
+            part.unlink(missing_ok=True)
             if expected and digest != expected:
                 raise ChecksumError(f"{res.name}: sha256 {digest} from {url} does not match the pinned {expected}")
-            if res.md5 and (md5 := h_md5.hexdigest()) != res.md5:
-                raise ChecksumError(f"{res.name}: md5 {md5} from {url} does not match the pinned {res.md5}")
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+            raise ChecksumError(f"{res.name}: md5 {md5} from {url} does not match the pinned {res.md5}")
+        os.replace(part, path)
         if not (res.sha256 or res.md5):
             self.lock[res.name] = {"sha256": digest, "revision": res.revision, "url": res.url,
                                    "note": "recorded on first download (trust on first use)"}
             write_json(self.lock_path, self.lock)
         log.info("downloaded %s (%s)", res.name, digest[:12])
         return path
+
+    def _transfer(self, url: str, part: Path) -> None:
+        """Fill ``part`` with the bytes of ``url``, resuming what is there; retried on transient failures.
+        HTTP errors other than 5xx (a 404: the resource is not offered) are raised at once."""
+        for attempt in range(self.retries + 1):
+            have = part.stat().st_size if part.exists() else 0
+            request = urllib.request.Request(url, headers={"Range": f"bytes={have}-"} if have else {})
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout) as resp:
+                    resumed = have and resp.status == 206
+                    with open(part, "ab" if resumed else "wb") as out:
+                        while block := resp.read(1 << 20):
+                            out.write(block)
+                    if (total := resp.headers.get("Content-Length")) is not None and \
+                            part.stat().st_size - (have if resumed else 0) < int(total):
+                        raise http.client.IncompleteRead(b"", int(total))
+                if resumed:
+                    log.info("%s: resumed at byte %d", url, have)
+                return
+            except urllib.error.HTTPError as exc:
+                if exc.code == 416 and have:  # the range starts at the end: the partial file is whole
+                    return
+                if exc.code < 500 or attempt == self.retries:
+                    raise
+                log.warning("%s: HTTP %d, retrying (%d/%d)", url, exc.code, attempt + 1, self.retries)
+            except (urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError) as exc:
+                if attempt == self.retries:
+                    raise
+                log.warning("%s: %s, retrying (%d/%d)", url, exc, attempt + 1, self.retries)
+            time.sleep(self.retry_wait * 2 ** attempt)
 
 
 def _md5(path: Path) -> str:

@@ -1,11 +1,13 @@
 # Evaluation: one results JSON per (run, task) of the run registry. The tasks every run has are
 # evaluated in one job per run (the model is loaded once, shared embeddings computed once); a task
 # only some runs have (MoCo-BERT's t-SNE, XNLI for single-encoder methods of the leaderboard) gets
-# a job of its own.
+# a job of its own. With eval.job_per_task (the paper scale), every task is a job of its own, so
+# one failed or timed-out task (hours of XNLI fine-tuning) does not redo the others.
 import re
 
 EVAL_DIR = f"{P.paper_results}/eval/{{init}}/{{method}}/seed{{seed}}"
-COMMON_TASKS = [t for t in next(iter(REG)).tasks if all(t in r.tasks for r in REG)]
+COMMON_TASKS = ([] if CFG["eval"].get("job_per_task") else
+                [t for t in next(iter(REG)).tasks if all(t in r.tasks for r in REG)])
 EXTRA_TASKS = sorted({t for r in REG for t in r.tasks} - set(COMMON_TASKS))
 
 
