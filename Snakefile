@@ -4,6 +4,7 @@
 #   snakemake papers/dap/all --cores 2 --config scale=mini   # real data from data_root
 #   snakemake leaderboard/all --cores 2                      # every method on equal terms
 #   snakemake bench/all --cores 2                            # speed against the peers -> figures/bench/<machine>/
+#   snakemake papers/dap/all --cores 2 --config scale=rehearsal   # the paper scale's code paths on a CPU
 # Each experiment is a module; its rules are prefixed with its name (dap_train, moco_report, leaderboard_all, ...).
 import os
 import sys
@@ -19,6 +20,13 @@ os.environ["PYTHONSAFEPATH"] = "1"
 
 configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 config.update(workflow_config(config))
+# One cache for every job (common/models/hub.py): pinned checkpoints are downloaded by the 'model' rule only; a job
+# that would reach the Hub itself fails instead (offline), and anything else Hugging Face caches stays here too.
+os.environ["XLING_CACHE"] = os.path.abspath(config["cache_root"])
+os.environ["HF_HOME"] = os.path.join(os.environ["XLING_CACHE"], "hf")
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+include: "common/workflow/rules/downloads.smk"
 EXPERIMENTS = {"dap": "papers/dap/workflow/Snakefile", "moco": "papers/moco/workflow/Snakefile",
                "vmsst": "papers/vmsst/workflow/Snakefile", "hictl": "papers/hictl/workflow/Snakefile",
                "leaderboard": "common/leaderboard/workflow/Snakefile", "bench": "bench/workflow/Snakefile"}

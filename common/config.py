@@ -20,7 +20,10 @@ import yaml
 from referencing import Registry, Resource
 
 ROOT = Path(__file__).resolve().parent.parent
-SCALES = ("smoke", "mini", "paper")
+SCALES = ("smoke", "mini", "paper", "rehearsal")
+# scales that run the paper's code paths: its corpora (downloads), pinned checkpoints, launchers and tables.
+# ``rehearsal`` is the paper config with tiny widths, steps and corpora, on a CPU against a local mirror.
+PAPER_SCALES = ("paper", "rehearsal")
 LEADERBOARD = "leaderboard"
 # sections of the leaderboard config that every method's config takes as they are
 SHARED_SECTIONS = ("scale", "description", "resources", "corpus", "tokenizer", "encoders", "pooling", "training",
@@ -31,9 +34,53 @@ class ConfigError(ValueError):
     pass
 
 
+class Replace(dict):
+    """A mapping tagged ``!replace`` in an overlay: it replaces the base's mapping instead of merging into it."""
+
+
+class _Loader(yaml.SafeLoader):
+    pass
+
+
+_Loader.add_constructor("!replace", lambda loader, node: Replace(loader.construct_mapping(node, deep=True)))
+
+
 def _load_yaml(path: Path) -> dict:
     with open(path, encoding="utf-8") as fh:
-        return yaml.safe_load(fh) or {}
+        return yaml.load(fh, Loader=_Loader) or {}  # noqa: S506 (a SafeLoader with one more tag)
+
+
+def merge(base: dict, overlay: dict) -> dict:
+    """``overlay`` over ``base``: mappings merge key by key (a mapping tagged ``!replace`` replaces), ``null``
+    deletes the key, anything else (lists, numbers, strings) replaces."""
+    out = dict(base)
+    for key, value in overlay.items():
+        if value is None:
+            out.pop(key, None)
+        elif isinstance(value, dict) and not isinstance(value, Replace) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = _plain(value)
+    return out
+
+
+def _plain(value):
+    """``value`` with every :class:`Replace` turned back into a plain dict (a config is plain YAML data)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return [_plain(v) for v in value] if isinstance(value, list) else value
+
+
+def _load_config_file(path: Path) -> dict:
+    """A config file; one that says ``extends: <scale>`` is that scale's file of the same folder with this file's
+    keys merged over it (:func:`merge`): the rehearsal is the paper config with its sizes shrunk."""
+    cfg = _load_yaml(path)
+    if "extends" in cfg:
+        base = path.with_name(f"{cfg.pop('extends')}.yaml")
+        if not base.exists():
+            raise ConfigError(f"{path}: extends {base.stem!r}, but {base} does not exist")
+        cfg = merge(_load_yaml(base), cfg)
+    return cfg
 
 
 @cache
@@ -86,8 +133,7 @@ def paper_config_path(paper: str, scale: str) -> Path:
 
 def load_paper_config(paper: str, scale: str) -> dict:
     path = paper_config_path(paper, scale)
-    cfg = _load_yaml(path)
-    return validate(cfg, path.parent / "schema.yaml", str(path))
+    return validate(_load_config_file(path), path.parent / "schema.yaml", str(path))
 
 
 def leaderboard_config_path(scale: str) -> Path:
@@ -97,7 +143,7 @@ def leaderboard_config_path(scale: str) -> Path:
 
 def load_leaderboard_config(scale: str) -> dict:
     path = leaderboard_config_path(scale)
-    return validate(_load_yaml(path), path.parent / "schema.yaml", str(path))
+    return validate(_load_config_file(path), path.parent / "schema.yaml", str(path))
 
 
 BENCH_SCALES = ("smoke", "mini")  # bench/config/<scale>.yaml; the GPU part of issue 15 has no config yet

@@ -272,7 +272,7 @@ def xnli_paper(d, out: Path) -> list[str]:
     return nli_langs
 
 
-def prepare_paper(out: Path, spec: dict, base_url: str | None = None) -> dict:
+def prepare_paper(out: Path, spec: dict, d) -> dict:
     """DAP section 4.1: OPUS bitext with English for the 36 XTREME languages (the corpora the
     paper names), at most ``max_pairs_per_language`` pairs per language drawn uniformly at random
     (reservoir sampling, seeded); Tatoeba v1 (pinned digests), BUCC 2018, XNLI test, MultiNLI train.
@@ -284,7 +284,6 @@ def prepare_paper(out: Path, spec: dict, base_url: str | None = None) -> dict:
     from common.eval.tatoeba import TO_ISO1
 
     to_iso3 = {v: k for k, v in TO_ISO1.items()}
-    d = dl.Downloader(out / "downloads", base_url=base_url)
     rng = random.Random(spec.get("seed", 1))
     cap = spec["max_pairs_per_language"]
     raw, skipped = {}, []
@@ -315,26 +314,32 @@ def prepare_paper(out: Path, spec: dict, base_url: str | None = None) -> dict:
     }
 
 
-def prepare(kind: str, out: str | Path, data_root: str | Path, spec: dict, base_url: str | None = None) -> dict:
+def prepare(kind: str, out: str | Path, data_root: str | Path, spec: dict, base_url: str | None = None,
+            pins: dict[str, str] | None = None) -> dict:
+    """Write the corpus of ``kind``; paper corpora download from ``base_url`` (a mirror) when given, with ``pins``
+    replacing the pins of the resources they name (the rehearsal mirror's own digests)."""
+    from common.data import download as dl
+
     out = Path(out)
+    d = dl.Downloader(out / "downloads", base_url=base_url, pins=pins)
     if kind == "synthetic":
         manifest = prepare_synthetic(out, spec)
     elif kind == "mini":
         manifest = prepare_mini(out, Path(data_root), spec)
     elif kind == "paper":
-        manifest = prepare_paper(out, spec, base_url)
+        manifest = prepare_paper(out, spec, d)
     elif kind == "paper_enzh":
         from common.data.corpus_enzh import prepare_paper_enzh
 
-        manifest = prepare_paper_enzh(out, Path(data_root), spec, base_url)
+        manifest = prepare_paper_enzh(out, Path(data_root), spec, d)
     elif kind == "paper_vmsst":
         from common.data.corpus_vmsst import prepare_paper_vmsst
 
-        manifest = prepare_paper_vmsst(out, Path(data_root), spec, base_url)
+        manifest = prepare_paper_vmsst(out, Path(data_root), spec, d)
     elif kind == "paper_hictl":
         from common.data.corpus_hictl import prepare_paper_hictl
 
-        manifest = prepare_paper_hictl(out, Path(data_root), spec, base_url)
+        manifest = prepare_paper_hictl(out, Path(data_root), spec, d)
     else:
         raise ValueError(f"unknown corpus kind {kind!r}")
     write_json(out / "leakage.json", manifest["leakage"])
@@ -358,10 +363,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--data-root", required=True)
     p.add_argument("--out", required=True)
     p.add_argument("--base-url", default=None, help="mirror replacing the scheme and host of download URLs")
+    p.add_argument("--mirror", default=None, help="serve this rehearsal mirror folder and download from it")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    from common.rehearsal.mirror import place_manual, serving
+
     cfg = load_config(a.experiment, a.scale)["corpus"]
-    prepare(cfg["kind"], a.out, a.data_root, cfg.get(cfg["kind"], {}), a.base_url)
+    place_manual(a.mirror, a.experiment, Path(a.out))  # what a user places by hand at paper scale
+    with serving(a.mirror, a.base_url) as (base_url, pins):
+        prepare(cfg["kind"], a.out, a.data_root, cfg.get(cfg["kind"], {}), base_url, pins)
 
 
 if __name__ == "__main__":

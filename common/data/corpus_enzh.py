@@ -38,8 +38,7 @@ def _corpus_pairs(d: dl.Downloader, out: Path, c: dict):
     return iter(loaders.read_parallel(zh, en))
 
 
-def prepare_paper_enzh(out: Path, data_root: Path, spec: dict, base_url: str | None = None) -> dict:
-    d = dl.Downloader(out / "downloads", base_url=base_url)
+def prepare_paper_enzh(out: Path, data_root: Path, spec: dict, d: dl.Downloader) -> dict:
     rng = random.Random(spec["seed"])
     sampled, raw = {}, []
     for c in spec["corpora"]:

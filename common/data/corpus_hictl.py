@@ -86,8 +86,7 @@ def _evaluation_sentences(m: dict, tatoeba_dir: Path, tatoeba_langs: list[str], 
     return evals
 
 
-def prepare_paper_hictl(out: Path, data_root: Path, spec: dict, base_url: str | None = None) -> dict:
-    d = dl.Downloader(out / "downloads", base_url=base_url)
+def prepare_paper_hictl(out: Path, data_root: Path, spec: dict, d: dl.Downloader) -> dict:
     rng = random.Random(spec["seed"])
     skipped: list[str] = []
     parallel = _parallel(d, spec["parallel"], rng, skipped)

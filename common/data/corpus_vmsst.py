@@ -51,8 +51,7 @@ def _pairs(d: dl.Downloader, corpora: list[list[str]], lang: str, pivot: str, sk
     yield from ((pivot, a, b) for a, b in dl.opus_pairs(d, corpora, lang, pivot, skipped))
 
 
-def prepare_paper_vmsst(out: Path, data_root: Path, spec: dict, base_url: str | None = None) -> dict:
-    d = dl.Downloader(out / "downloads", base_url=base_url)
+def prepare_paper_vmsst(out: Path, data_root: Path, spec: dict, d: dl.Downloader) -> dict:
     rng = random.Random(spec["seed"])
     skipped: list[str] = []
     sampled: dict[str, list[tuple[str, str, str]]] = {}

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import torch
 
+from common.config import SCALES
 from common.eval.results import write_result
 from common.eval.tasks import TASKS, EvalContext, evaluate, get_task, load_extensions
 from common.io import read_json
@@ -32,7 +33,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--task", action="append", default=[], help="a registered task id (repeat for several)")
     p.add_argument("--model-dir")
     p.add_argument("--corpus", help="corpus manifest.json (where the evaluation data is)")
-    p.add_argument("--scale", choices=("smoke", "mini", "paper"))
+    p.add_argument("--scale", choices=SCALES)
     p.add_argument("--seed", type=int, default=1, help="seed of the model's run (also seeds fine-tuning tasks)")
     p.add_argument("--batch-size", type=int, default=128, help="encoding batch size")
     p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",

@@ -7,7 +7,7 @@ lets TLM and DAP's RTL head reuse it; the bare encoder is ``mlm.base_model``.
 predict tokens (MoCo-BERT); from an encoder-decoder checkpoint (T5 / mT5, VMSST's pretrained
 setting) it takes the encoder stack (:func:`load_backbone`). A ``pretrained`` value ``package:<module>/<folder>`` names
 model files shipped inside an installed Python package (the offline MiniLM of the mini
-scale); anything else is a Hub name or a local path.
+scale); a Hub name is read from its pinned download (:mod:`common.models.hub`); anything else is a local path.
 
 ``SentenceEncoder.save`` writes a folder that ``AutoModel.from_pretrained`` loads and that
 sentence-transformers loads as ``SentenceTransformer(path)`` (modules.json + pooling config).
@@ -61,7 +61,12 @@ class EncoderSpec:
 
 
 def resolve_pretrained(name: str) -> str:
-    """``package:<module>/<folder>`` -> that folder of the installed package; else ``name``."""
+    """``package:<module>/<folder>`` -> that folder of the installed package; a Hub name -> its pinned, downloaded
+    folder (:func:`common.models.hub.local_folder`); a local path -> itself."""
+    from common.models import hub
+
+    if hub.is_hub_name(name):
+        return str(hub.local_folder(name))
     if not name.startswith("package:"):
         return name
     module, _, folder = name[len("package:"):].partition("/")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import os
 import subprocess
 import sys
@@ -64,14 +65,31 @@ class NMTSettings:
     baseline_arch: str = "same"
     baseline_args: list[str] = field(default_factory=list)  # extra fairseq arguments (smaller shapes)
     logit_bias: bool = True
-    bf16: bool = False  # --autocast-bf16 (hf_encoder_transformer only)
+    # bf16: our encoder-decoder autocasts (--autocast-bf16, fp32 weights); a fairseq baseline architecture trains with
+    # fairseq's --bf16 (bf16 weights, fp32 master copy in its FP16Optimizer)
+    bf16: bool = False
     seed: int = 1
     gpus: int = 0
+    # the effective batch in target tokens per update; on fewer GPUs than it was planned for, --update-freq
+    # accumulates gradients to reach it (None: max_tokens x GPUs, no accumulation)
+    tokens_per_update: int | None = None
 
     @classmethod
     def from_config(cls, cfg: dict, **overrides) -> NMTSettings:
         known = {k: v for k, v in {**cfg, **overrides}.items() if k in cls.__dataclass_fields__}
         return cls(**known)
+
+
+def update_freq(s: NMTSettings) -> int:
+    """Updates accumulated per optimizer step so that max_tokens x GPUs x update_freq reaches tokens_per_update."""
+    if not s.tokens_per_update:
+        return 1
+    return max(1, math.ceil(s.tokens_per_update / (s.max_tokens * max(1, s.gpus))))
+
+
+def effective_tokens(s: NMTSettings) -> int:
+    """Target tokens per update as run (an upper bound: fairseq fills each batch up to max_tokens)."""
+    return s.max_tokens * max(1, s.gpus) * update_freq(s)
 
 
 def _run(cmd: list[str], log_path: Path) -> None:
@@ -96,6 +114,7 @@ def _common(s: NMTSettings, data: Path, save_dir: Path, lr: float, max_update: i
             "--validate-interval-updates", str(s.validate_interval_updates), "--save-interval-updates",
             str(s.validate_interval_updates), "--keep-interval-updates", "1", "--no-epoch-checkpoints",
             "--seed", str(s.seed), "--log-format", "json", "--log-interval", "10", "--num-workers", "0",
+            "--update-freq", str(update_freq(s)),
             *BATCHING, *(["--cpu"] if cpu else ["--distributed-world-size", str(max(1, s.gpus))])]
 
 
@@ -128,7 +147,7 @@ def baseline(s: NMTSettings, data: Path, encoder: Path, save_dir: Path) -> None:
     """Random init, one pair, every parameter from the start (no stages); ``encoder`` gives the architecture of
     ``baseline_arch: same`` (its weights are not used)."""
     arch = ([*_hf(replace(s, logit_bias=False), encoder), "--hf-random-init"] if s.baseline_arch == "same"
-            else ["--arch", s.baseline_arch, "--share-decoder-input-output-embed"])
+            else ["--arch", s.baseline_arch, "--share-decoder-input-output-embed", *(["--bf16"] if s.bf16 else [])])
     _run([sys.executable, "-m", "fairseq_cli.train", *_common(s, data, save_dir, s.stage1_lr or s.lr,
                                                                s.baseline_max_update),
           *arch, "--patience", str(s.stage1_patience), *s.baseline_args], save_dir / "train.log")

@@ -84,6 +84,8 @@ class TrainingArguments:
     save_every: int = 0  # 0: only the final checkpoint
     save_every_minutes: float = 0.0  # also checkpoint when this much time passed since the last one (0: never)
     stop_margin_minutes: float = 10.0  # checkpoint and stop this long (plus two steps) before the job's time limit
+    # the rehearsal: act once as if the job's time limit came after this step (checkpoint, exit, resume on rerun)
+    rehearse_time_limit_at: int | None = None
     keep_checkpoints: int = 2
     log_every: int = 10
     tensorboard: bool = True  # TensorBoard events beside metrics.jsonl
@@ -273,6 +275,9 @@ class Trainer:
     def _stop_flags(self, step_seconds: float) -> tuple[str | None, bool]:
         """(why to stop now, or None; whether a timed checkpoint is due), agreed by every rank."""
         reason = self.stop.reason(step_seconds)
+        rehearsed = self.args.rehearse_time_limit_at
+        if reason is None and rehearsed is not None and self.start_step < rehearsed <= self.step:
+            reason = f"rehearsed time limit at step {rehearsed}"
         timed = bool(self.args.save_every_minutes) and time.time() - self.last_save >= 60 * self.args.save_every_minutes
         if self.world == 1:
             return reason, timed
@@ -290,7 +295,7 @@ class Trainer:
             return
         # arguments that change when and how a run is saved or watched, not its arithmetic
         ignore = {"stop_after", "output_dir", "save_every_minutes", "stop_margin_minutes", "tensorboard",
-                  "keep_checkpoints"}
+                  "keep_checkpoints", "rehearse_time_limit_at"}
         old = {k: v for k, v in json.loads(saved.read_text())["training_arguments"].items() if k not in ignore}
         new = {k: v for k, v in json.loads(json.dumps(asdict(self.args))).items() if k not in ignore}  # as saved
         # an argument added after the checkpoint was written counts as its default
@@ -317,7 +322,7 @@ class Trainer:
             self.out.mkdir(parents=True, exist_ok=True)
             write_json(self.out / "training_args.json",
                        {"training_arguments": asdict(self.args), "world_size": self.world, **self.config_to_save})
-        step = self._resume()
+        step = self.start_step = self._resume()
         metrics = MetricsLog(self.out, enabled=self.rank == 0, tensorboard=self.args.tensorboard)
         metrics.start(step)
         deadline = broadcast_object(job_deadline() if self.rank == 0 else None)  # one squeue call, not one per rank
@@ -368,7 +373,9 @@ class Trainer:
             if step >= self.args.max_steps:
                 break
             stop, timed = None, False
-            if self.world == 1 or step % STOP_CHECK_EVERY == 0:  # ranks agree every few steps, not at every one
+            self.step = step
+            # the ranks agree every few steps, not at every one (and at the rehearsed limit: every rank knows it)
+            if self.world == 1 or step % STOP_CHECK_EVERY == 0 or step == self.args.rehearse_time_limit_at:
                 stop, timed = self._stop_flags(step_seconds)
             if stop is not None:
                 self._save(step)

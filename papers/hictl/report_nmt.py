@@ -87,7 +87,23 @@ def encoder_note(ctx) -> str:
     nmt = ctx.cfg["nmt"]
     return (f"Ours: scale '{ctx.scale}'; the pre-trained encoders of seed {nmt['encoder_seed']} of encoder setting "
             f"'{nmt.get('init', next(iter(ctx.cfg['encoders'])))}'; NMT seed {nmt.get('seed', 1)} (one run per "
-            "system); label smoothing 0.1 (fairseq's Transformer recipe; the paper says only 'log-likelihood').")
+            "system); label smoothing 0.1 (fairseq's Transformer recipe; the paper says only 'log-likelihood'). "
+            + batch_note(nmt))
+
+
+def batch_note(nmt: dict) -> str:
+    """What batch the NMT runs used, and whether it is the planned one (tokens_per_update) on this many GPUs."""
+    from common.nmt.recipe import NMTSettings, effective_tokens, update_freq
+
+    parts = []
+    for name, setting in nmt["settings"].items():
+        s = NMTSettings.from_config({**nmt["recipe"], **setting.get("recipe", {})})
+        ran = (f"{s.max_tokens} tokens x {max(1, s.gpus)} GPU(s) x update-freq {update_freq(s)} = "
+               f"{effective_tokens(s)} target tokens per update{', bf16' if s.bf16 else ''}")
+        if s.tokens_per_update and effective_tokens(s) != s.tokens_per_update:
+            ran += f", NOT the planned {s.tokens_per_update}"
+        parts.append(f"{name}: {ran}")
+    return "Batch: " + "; ".join(dict.fromkeys(parts)) + "."
 
 
 def bleu_note(ctx) -> str:

@@ -1,7 +1,8 @@
 # Included first by every experiment's Snakefile, after it has set EXPERIMENT, SCALE, CFG and REG.
 from common.workflow import tokenizers
 from common.workflow.launch import job_resources, shape as job_shape
-from common.workflow.paths import Paths
+from common.models import hub
+from common.workflow.paths import Paths, download_args, download_inputs, model_done
 
 P = Paths(config["results_root"], config["figures_root"], SCALE, EXPERIMENT)
 TRAIN = CFG["training"]
@@ -12,3 +13,9 @@ wildcard_constraints:
     init="[^/]+",
     method="[^/]+",
     seed=r"\d+",
+
+
+def model_inputs(wc):
+    """The pinned checkpoint downloads an encoder initialisation loads (none for a from-scratch encoder)."""
+    return [model_done(config, hub.model(name).folder)
+            for name in hub.models_of({"encoders": {wc.init: CFG["encoders"][wc.init]}})]

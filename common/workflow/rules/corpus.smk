@@ -3,6 +3,8 @@
 
 
 rule corpus:
+    input:
+        download_inputs(config),
     output:
         manifest=f"{P.corpus}/manifest.json",
         leakage=f"{P.corpus}/leakage.json",
@@ -11,6 +13,7 @@ rule corpus:
         scale=SCALE,
         data_root=config["data_root"],
         out=P.corpus,
+        source=download_args(config),
     resources:
         **job_resources(CFG, "corpus"),
     log:
@@ -19,4 +22,4 @@ rule corpus:
         P.bench("corpus")
     shell:
         "python -m common.data.corpus --experiment {params.experiment} --scale {params.scale} "
-        "--data-root {params.data_root} --out {params.out} > {log} 2>&1"
+        "--data-root {params.data_root} --out {params.out} {params.source} > {log} 2>&1"

@@ -4,7 +4,8 @@
 
 rule tokenizer:
     input:
-        rules.corpus.output.manifest,
+        corpus=rules.corpus.output.manifest,
+        models=model_inputs,
     output:
         directory(f"{P.paper_results}/tokenizer/{{init}}/{{side}}"),
     wildcard_constraints:
@@ -16,4 +17,4 @@ rule tokenizer:
     benchmark:
         P.bench("tokenizer/{init}/{side}")
     shell:
-        "python -m common.models.tokenizer --corpus {input} {params.args} --out {output} > {log} 2>&1"
+        "python -m common.models.tokenizer --corpus {input.corpus} {params.args} --out {output} > {log} 2>&1"

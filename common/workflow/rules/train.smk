@@ -12,6 +12,7 @@ rule train:
     input:
         corpus=rules.corpus.output.manifest,
         tokenizer=tokenizer_inputs,
+        models=model_inputs,
     output:
         model=directory(f"{P.paper_results}/models/{{init}}/{{method}}/seed{{seed}}/model"),
         summary=f"{P.paper_results}/models/{{init}}/{{method}}/seed{{seed}}/summary.json",
@@ -25,6 +26,9 @@ rule train:
         launcher=TRAIN_SHAPE.command,
         rank_threads=TRAIN_SHAPE.rank_threads,
     threads: TRAIN_SHAPE.threads
+    # the rehearsal's simulated time limit ends the first attempt with EXIT_RESUME; the retry resumes. Otherwise the
+    # command line's --retries (profiles/slurm: 2) applies
+    retries: 1 if TRAIN.get("rehearse_time_limit_at") else 0
     resources:
         **TRAIN_SHAPE.resources,
         **job_resources(CFG, "train"),

@@ -80,3 +80,11 @@ def test_a_signal_checkpoints_at_the_next_step(tmp_path, straight, signum):
 def test_timed_checkpoints(tmp_path):
     Trainer(Tiny(), EXAMPLES, collate, args(tmp_path, save_every_minutes=1e-9, keep_checkpoints=3)).train()
     assert sorted(p.name for p in (tmp_path / "checkpoints").glob("step*")) == [f"step0000000{i}" for i in (3, 4, 5)]
+
+
+def test_the_rehearsed_time_limit_stops_once(tmp_path, straight):
+    summary = Trainer(Tiny(), EXAMPLES, collate, args(tmp_path, rehearse_time_limit_at=3)).train()
+    assert summary == {"stopped_at": 3, "reason": "rehearsed time limit at step 3"}
+    t = Trainer(Tiny(), EXAMPLES, collate, args(tmp_path, rehearse_time_limit_at=3))  # the retry: goes on
+    assert t.train()["step"] == 6
+    assert all(torch.equal(a, b) for a, b in zip(params(t), straight))

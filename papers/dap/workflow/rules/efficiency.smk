@@ -5,6 +5,7 @@ rule efficiency:
     input:
         corpus=rules.corpus.output.manifest,
         tokenizer=tokenizer_inputs,
+        models=model_inputs,
     output:
         f"{P.paper_results}/efficiency/{{init}}.json",
     threads: TRAIN.get("threads", 1)
