@@ -278,7 +278,6 @@ def prepare_paper(out: Path, spec: dict, d) -> dict:
     (reservoir sampling, seeded); Tatoeba v1 (pinned digests), BUCC 2018, XNLI test, MultiNLI train.
     A corpus that OPUS does not offer for a language (HTTP 404) is skipped and listed."""
 
-    import yaml
 
     from common.data import download as dl
     from common.eval.tatoeba import TO_ISO1
@@ -289,7 +288,7 @@ def prepare_paper(out: Path, spec: dict, d) -> dict:
     raw, skipped = {}, []
     for xx in spec["opus_languages"]:
         raw[to_iso3.get(xx, xx)] = reservoir_sample(dl.opus_pairs(d, spec["opus_corpora"], xx, "en", skipped), cap, rng)
-    pins = yaml.safe_load((Path(dl.__file__).parent / "tatoeba_v1.sha256.yaml").read_text())
+    pins = dl.tatoeba_pins("tatoeba_v1.sha256.yaml", spec.get("tatoeba_languages"))
     for lang, sha in pins.items():
         for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
             d.fetch(res)

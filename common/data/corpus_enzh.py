@@ -16,8 +16,6 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import yaml
-
 from common.data import download as dl
 from common.data import loaders
 from common.data.bucc_mini import unique_pairs
@@ -46,7 +44,7 @@ def prepare_paper_enzh(out: Path, data_root: Path, spec: dict, d: dl.Downloader)
         sampled[c["name"]] = len(pairs)
         raw += pairs
     unique = unique_pairs(raw)
-    pins = yaml.safe_load((Path(dl.__file__).parent / "tatoeba_v1.sha256.yaml").read_text())
+    pins = dl.tatoeba_pins("tatoeba_v1.sha256.yaml")
     for res in dl.tatoeba("cmn", pins["cmn"]["src"], pins["cmn"]["eng"]):
         d.fetch(res)
     bucc_pairs, bucc_splits = bucc2018(d, out, spec["bucc_pairs"], spec.get("bucc_test_gold_dir"))

@@ -20,8 +20,6 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import yaml
-
 from common.data import download as dl
 from common.data import loaders, translation, translation_paper, xtreme
 from common.data.corpus import BUCC_SPLITS, _bucc_sentences, _write_train, bucc2018, reservoir_sample, xnli_paper
@@ -94,7 +92,7 @@ def prepare_paper_hictl(out: Path, data_root: Path, spec: dict, d: dl.Downloader
     mono = {lang: xtreme.sample_cc100(d.fetch(xtreme.cc100(lang)), mono_spec["sentences_per_language"], rng)
             for lang in mono_spec["languages"]}
     m = _evaluation(d, out, spec)
-    pins = yaml.safe_load((Path(dl.__file__).parent / "tatoeba_v1.sha256.yaml").read_text())  # XTREME's 36
+    pins = dl.tatoeba_pins("tatoeba_v1.sha256.yaml", spec.get("tatoeba_languages"))  # XTREME's 36
     for lang, sha in pins.items():
         for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
             d.fetch(res)

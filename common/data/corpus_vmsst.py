@@ -19,8 +19,6 @@ import random
 import shutil
 from pathlib import Path
 
-import yaml
-
 from common.data import download as dl
 from common.data import loaders
 from common.data.corpus import (
@@ -62,7 +60,7 @@ def prepare_paper_vmsst(out: Path, data_root: Path, spec: dict, d: dl.Downloader
         streams = (p for pivot in pivots for p in _pairs(d, spec["opus_corpora"], lang, pivot, skipped))
         sampled[lang] = reservoir_sample(streams, count, rng)
     # evaluation data
-    pins = yaml.safe_load((Path(dl.__file__).parent / "tatoeba_v1_all.sha256.yaml").read_text())
+    pins = dl.tatoeba_pins("tatoeba_v1_all.sha256.yaml", spec.get("tatoeba_languages"))
     for lang, sha in pins.items():
         for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
             d.fetch(res)

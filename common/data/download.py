@@ -200,6 +200,21 @@ def tatoeba(lang: str, sha_src: str, sha_eng: str) -> list[Resource]:
             Resource(f"tatoeba/tatoeba.{lang}-eng.eng", f"{base}/tatoeba.{lang}-eng.eng", sha256=sha_eng)]
 
 
+def tatoeba_pins(pin_file: str, languages: list[str] | None = None) -> dict[str, dict[str, str]]:
+    """The pinned digests of the Tatoeba v1 languages a paper evaluates (``tatoeba_v1.sha256.yaml``: XTREME's 36,
+    ``tatoeba_v1_all.sha256.yaml``: all 112), or of ``languages`` among them (a corpus spec's
+    ``tatoeba_languages``: the rehearsal's few)."""
+    import yaml
+
+    pins = yaml.safe_load((Path(__file__).parent / pin_file).read_text())
+    if languages is None:
+        return pins
+    unknown = sorted(set(languages) - set(pins))
+    if unknown:
+        raise KeyError(f"tatoeba_languages {unknown} have no pin in {pin_file}")
+    return {lang: pins[lang] for lang in languages}
+
+
 def bucc2018(pair: str, split: str) -> Resource:
     """BUCC 2018 shared-task archive, split in {sample-gold, training-gold, test}."""
     return Resource(f"bucc/bucc2018-{pair}.{split}.tar.bz2",

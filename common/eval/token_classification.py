@@ -60,16 +60,28 @@ def entities(tags: list[str]) -> set[tuple[str, int, int]]:
     return spans
 
 
+def entity_counts(gold: list[str], pred: list[str]) -> tuple[int, int]:
+    """One sentence's (2 x true positives, gold + predicted entities): summed over sentences, their ratio is F1."""
+    g, p = entities(gold), entities(pred)
+    return 2 * len(g & p), len(g) + len(p)
+
+
+def word_counts(gold: list[str], pred: list[str]) -> tuple[int, int]:
+    """One sentence's (correct words, words)."""
+    return sum(a == b for a, b in zip(gold, pred)), len(gold)
+
+
+def ratio(counts: list[tuple[int, int]]) -> float:
+    den = sum(d for _, d in counts)
+    return 100.0 * sum(n for n, _ in counts) / den if den else 0.0
+
+
 def entity_f1(gold: list[list[str]], pred: list[list[str]]) -> float:
-    g = {(k, *e) for k, tags in enumerate(gold) for e in entities(tags)}
-    p = {(k, *e) for k, tags in enumerate(pred) for e in entities(tags)}
-    tp = len(g & p)
-    return 100.0 * 2 * tp / (len(g) + len(p)) if g or p else 0.0
+    return ratio([entity_counts(g, p) for g, p in zip(gold, pred)])
 
 
 def word_accuracy(gold: list[list[str]], pred: list[list[str]]) -> float:
-    pairs = [(a, b) for gs, ps in zip(gold, pred) for a, b in zip(gs, ps)]
-    return 100.0 * sum(a == b for a, b in pairs) / len(pairs)
+    return ratio([word_counts(g, p) for g, p in zip(gold, pred)])
 
 
 def encode(tokenizer, sentences: list[Sentence], labels: dict[str, int], max_length: int) -> dict:
@@ -107,8 +119,8 @@ def finetune_and_evaluate(model_path: str, tokenizer, train: list[Sentence], tes
         return F.cross_entropy(logits.flatten(0, 1), target.flatten(), ignore_index=-100)
 
     stats = finetune.train(model, len(train), batches, loss_fn, args, device, precision)
-    score = entity_f1 if metric == "entity_f1" else word_accuracy
-    per = {}
+    counts_of = entity_counts if metric == "entity_f1" else word_counts
+    per, items = {}, {}
     with torch.no_grad():
         for lang, sents in tests.items():
             pred = []
@@ -118,9 +130,11 @@ def finetune_and_evaluate(model_path: str, tokenizer, train: list[Sentence], tes
                 arg = model(**{k: v.to(device) for k, v in b["inputs"].items()}).logits.argmax(-1).cpu()
                 for k, pos in enumerate(b["first"]):
                     pred.append([tagset[int(arg[k, t])] if t is not None else "<truncated>" for t in pos])
-            per[lang] = score([tags for _, tags in sents], pred)
+            items[lang] = [list(counts_of(tags, p)) for (_, tags), p in zip(sents, pred)]
+            per[lang] = ratio(items[lang])
+    # items: per sentence (numerator, denominator) of the metric, so the claims' bootstrap can resample sentences
     return {"per_language": per, "main_score": float(np.mean(list(per.values()))), "metric": metric, **stats,
-            "tagset": tagset, "n_train": len(train)}
+            "tagset": tagset, "n_train": len(train), "items": items}
 
 
 @register_task_type("token-classification")

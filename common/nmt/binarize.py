@@ -61,6 +61,8 @@ def binarize(tokenizer_dir: str | Path, out: str | Path, tags: list[str],
             if tgt_lang not in d.tags:
                 raise ValueError(f"target language {tgt_lang!r} has no tag; tags: {sorted(d.tags)}")
             pairs = read_parallel(src_file, tgt_file)
+            if not pairs:
+                raise ValueError(f"{src_file}: no {split} pairs (an empty {split} set of {_src_lang}-{tgt_lang})")
             test = split.startswith("test")
             src = tok([a for a, _ in pairs], truncation=test, max_length=TEST_MAX_LENGTH if test else None)
             tgt = tok([b for _, b in pairs], add_special_tokens=False)["input_ids"]

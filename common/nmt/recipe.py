@@ -65,8 +65,10 @@ class NMTSettings:
     baseline_arch: str = "same"
     baseline_args: list[str] = field(default_factory=list)  # extra fairseq arguments (smaller shapes)
     logit_bias: bool = True
-    # bf16: our encoder-decoder autocasts (--autocast-bf16, fp32 weights); a fairseq baseline architecture trains with
-    # fairseq's --bf16 (bf16 weights, fp32 master copy in its FP16Optimizer)
+    # bf16: our encoder-decoder autocasts (--autocast-bf16, fp32 weights). A fairseq baseline architecture cannot
+    # take fairseq 0.12's --bf16, which sets --tpu and then asks torch_xla for the device (found by the rehearsal:
+    # fairseq/options.py); on a GPU it trains with fairseq's --fp16 instead (fp32 master weights in its
+    # FP16Optimizer, dynamic loss scaling: the precision policy's fp16 option), on a CPU in fp32
     bf16: bool = False
     seed: int = 1
     gpus: int = 0
@@ -80,16 +82,34 @@ class NMTSettings:
         return cls(**known)
 
 
-def update_freq(s: NMTSettings) -> int:
-    """Updates accumulated per optimizer step so that max_tokens x GPUs x update_freq reaches tokens_per_update."""
+def world_size(s: NMTSettings) -> int:
+    """fairseq's processes: one per GPU of the setting on a GPU machine, one on a CPU (``--cpu``)."""
+    return max(1, s.gpus) if torch.cuda.is_available() else 1
+
+
+def update_freq(s: NMTSettings, world: int | None = None) -> int:
+    """Batches accumulated per update so that max_tokens x processes x update_freq reaches tokens_per_update."""
     if not s.tokens_per_update:
         return 1
-    return max(1, math.ceil(s.tokens_per_update / (s.max_tokens * max(1, s.gpus))))
+    world = world_size(s) if world is None else world
+    return max(1, math.ceil(s.tokens_per_update / (s.max_tokens * world)))
 
 
-def effective_tokens(s: NMTSettings) -> int:
+def effective_tokens(s: NMTSettings, world: int | None = None) -> int:
     """Target tokens per update as run (an upper bound: fairseq fills each batch up to max_tokens)."""
-    return s.max_tokens * max(1, s.gpus) * update_freq(s)
+    world = world_size(s) if world is None else world
+    return s.max_tokens * world * update_freq(s, world)
+
+
+def batch_record(s: NMTSettings, fairseq_arch: bool = False) -> dict:
+    """What a run's batch and precision were, for its done.json (the NMT tables say it beside the plan)."""
+    world = world_size(s)
+    precision = "fp32"
+    if s.bf16:
+        precision = ("fp16 (fairseq)" if baseline_precision(s) else "fp32") if fairseq_arch else "bf16 autocast"
+    return {"processes": world, "max_tokens": s.max_tokens, "update_freq": update_freq(s, world),
+            "tokens_per_update": effective_tokens(s, world), "planned_tokens_per_update": s.tokens_per_update,
+            "precision": precision}
 
 
 def _run(cmd: list[str], log_path: Path) -> None:
@@ -115,11 +135,11 @@ def _common(s: NMTSettings, data: Path, save_dir: Path, lr: float, max_update: i
             str(s.validate_interval_updates), "--keep-interval-updates", "1", "--no-epoch-checkpoints",
             "--seed", str(s.seed), "--log-format", "json", "--log-interval", "10", "--num-workers", "0",
             "--update-freq", str(update_freq(s)),
-            *BATCHING, *(["--cpu"] if cpu else ["--distributed-world-size", str(max(1, s.gpus))])]
+            *BATCHING, *(["--cpu"] if cpu else ["--distributed-world-size", str(world_size(s))])]
 
 
-def _finish(save_dir: Path, info: dict) -> None:
-    write_json(save_dir / "done.json", info)
+def _finish(save_dir: Path, info: dict, fairseq_arch: bool = False) -> None:
+    write_json(save_dir / "done.json", {**info, "batch": batch_record(NMTSettings(**info["settings"]), fairseq_arch)})
 
 
 def _hf(s: NMTSettings, encoder: Path) -> list[str]:
@@ -147,11 +167,17 @@ def baseline(s: NMTSettings, data: Path, encoder: Path, save_dir: Path) -> None:
     """Random init, one pair, every parameter from the start (no stages); ``encoder`` gives the architecture of
     ``baseline_arch: same`` (its weights are not used)."""
     arch = ([*_hf(replace(s, logit_bias=False), encoder), "--hf-random-init"] if s.baseline_arch == "same"
-            else ["--arch", s.baseline_arch, "--share-decoder-input-output-embed", *(["--bf16"] if s.bf16 else [])])
+            else ["--arch", s.baseline_arch, "--share-decoder-input-output-embed", *baseline_precision(s)])
     _run([sys.executable, "-m", "fairseq_cli.train", *_common(s, data, save_dir, s.stage1_lr or s.lr,
                                                                s.baseline_max_update),
           *arch, "--patience", str(s.stage1_patience), *s.baseline_args], save_dir / "train.log")
-    _finish(save_dir, {"stage": "baseline", "settings": asdict(s), "data": str(data)})
+    _finish(save_dir, {"stage": "baseline", "settings": asdict(s), "data": str(data)},
+            fairseq_arch=s.baseline_arch != "same")
+
+
+def baseline_precision(s: NMTSettings) -> list[str]:
+    """fairseq's mixed precision for a baseline architecture of a bf16 setting (see ``NMTSettings.bf16``)."""
+    return ["--fp16"] if s.bf16 and torch.cuda.is_available() else []
 
 
 def generate(checkpoint: Path, data: Path, subset: str, out_dir: Path, beam: int, lenpen: float,

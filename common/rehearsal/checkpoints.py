@@ -88,9 +88,9 @@ def _build(model: HubModel, folder: Path) -> None:
         shape = {"d_model": 32, "d_ff": 64, "d_kv": 16, "num_layers": 2, "num_decoder_layers": 2, "num_heads": 2}
         MT5Config(vocab_size=100000, **shape).save_pretrained(folder)
         tok = AutoTokenizer.from_pretrained(folder)
-        net = MT5ForConditionalGeneration(MT5Config(vocab_size=len(tok), pad_token_id=tok.pad_token_id,
-                                                    eos_token_id=tok.eos_token_id, decoder_start_token_id=tok.pad_token_id,
-                                                    **shape))
+        ids = {"pad_token_id": tok.pad_token_id, "eos_token_id": tok.eos_token_id,
+               "decoder_start_token_id": tok.pad_token_id}
+        net = MT5ForConditionalGeneration(MT5Config(vocab_size=len(tok), **ids, **shape))
     tok.save_pretrained(folder)
     net.save_pretrained(folder)  # config.json (with the tokenizer's vocabulary size) and model.safetensors
     torch.save(net.state_dict(), folder / "pytorch_model.bin")  # the older repositories' weights file

@@ -35,8 +35,6 @@ from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
-import yaml
-
 from common.data import download as dl
 from common.io import write_json
 from common.rehearsal import phrasebook as pb
@@ -122,10 +120,9 @@ def opus(m: Mirror, corpus: str, version: str, xx: str, yy: str = "en") -> None:
         "README": f"rehearsal mirror of OPUS {corpus} {version}\n"}))
 
 
-def tatoeba(m: Mirror, pin_file: str) -> None:
+def tatoeba(m: Mirror, pin_file: str, languages: list[str] | None = None) -> None:
     """The real LASER Tatoeba v1 files from ``data_root`` (their pinned digests hold)."""
-    pins = yaml.safe_load((Path(dl.__file__).parent / pin_file).read_text())
-    for lang, sha in pins.items():
+    for lang, sha in dl.tatoeba_pins(pin_file, languages).items():
         for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
             m.put(res, (m.data_root / "tatoeba_v1" / Path(res.name).name).read_bytes())
 
@@ -162,8 +159,9 @@ XNLI_LANGUAGES = ("ar", "bg", "de", "el", "en", "es", "fr", "hi", "ru", "sw", "t
 def xnli(m: Mirror) -> None:
     """XNLI 1.0's test set, every language (the archive is one file, the same for every experiment)."""
     header = "language\tgold_label\tsentence1_binary_parse\tsentence2_binary_parse\tsentence1\tsentence2\tpromptID"
+    # 220 items per language: HICTL's Figure 4 draws 10 sets of 20 parallel sentences from them
     rows = [f"{lang}\t{lab}\t()\t()\t{p}\t{h}\t{i}" for lang in XNLI_LANGUAGES
-            for i, (p, h, lab) in enumerate(nli_rows(lang, "xnli/test", 30))]
+            for i, (p, h, lab) in enumerate(nli_rows(lang, "xnli/test", 220))]
     m.put(dl.xnli(), zip_bytes({"XNLI-1.0/xnli.test.tsv": lines([header, *rows]),
                                 "XNLI-1.0/xnli.dev.tsv": lines([header])}))
 
@@ -185,7 +183,7 @@ def paper(m: Mirror, spec: dict) -> None:
             opus(m, corpus, version, xx)
     first = spec["opus_corpora"][0]
     m.fault(dl.opus_moses(first[0], first[1], spec["opus_languages"][0], "en"), "cut")
-    tatoeba(m, "tatoeba_v1.sha256.yaml")
+    tatoeba(m, "tatoeba_v1.sha256.yaml", spec.get("tatoeba_languages"))
     bucc(m, spec["bucc_pairs"])
     xnli(m)
     glue_nli(m, dl.multinli(), "multinli_1.0/multinli_1.0_train.txt")
@@ -201,7 +199,7 @@ def paper_enzh(m: Mirror, spec: dict, experiment: str) -> None:
             rows = pb.pairs("zh", f"cwmt/{c['name']}", LINES)
             m.manual(experiment, f"{c['name']}.zh", lines(r[0] for r in rows))
             m.manual(experiment, f"{c['name']}.en", lines(r[1] for r in rows))
-    tatoeba(m, "tatoeba_v1.sha256.yaml")
+    tatoeba(m, "tatoeba_v1.sha256.yaml", ["cmn"])
     bucc(m, spec["bucc_pairs"])
     glue_nli(m, dl.multinli(), "multinli_1.0/multinli_1.0_train.txt")
     glue_nli(m, dl.snli(), "snli_1.0/snli_1.0_train.txt")
@@ -217,7 +215,7 @@ def paper_vmsst(m: Mirror, spec: dict) -> None:
             if lang != pivot:
                 corpus, version = spec["opus_corpora"][0]
                 opus(m, corpus, version, lang, pivot)
-    tatoeba(m, "tatoeba_v1_all.sha256.yaml")
+    tatoeba(m, "tatoeba_v1_all.sha256.yaml", spec.get("tatoeba_languages"))
     bucc(m, spec["bucc_pairs"])
     answers = pb.sentences("en", "questions/answers", 40)
     questions = pb.sentences("en", "questions/paq", 40)
@@ -252,7 +250,7 @@ def paper_hictl(m: Mirror, spec: dict, experiment: str) -> None:
     xnli(m)
     glue_nli(m, dl.multinli(), "multinli_1.0/multinli_1.0_train.txt")
     _xtreme_tasks(m, x, experiment)
-    tatoeba(m, "tatoeba_v1.sha256.yaml")
+    tatoeba(m, "tatoeba_v1.sha256.yaml", spec.get("tatoeba_languages"))
     bucc(m, spec["bucc_pairs"])
     if spec.get("translation"):
         translation(m, spec["translation"], experiment)
@@ -354,11 +352,13 @@ def translation(m: Mirror, spec: dict, experiment: str) -> None:
         lang = tp.LANGUAGES[xx]
         sets = [s for s in (lang.train, *(ts for n, ts in lang.alternatives.items()
                                           if n in spec.get("alternatives", []))) if s]
+        # a training set that holds out every k-th pair for validation gets 2k pairs, so validation is not empty
+        sizes = {b: max(LINES // 2, 2 * ts.valid_every) for ts in sets for b in ts.train}
         bitexts = [b for ts in sets for b in (*ts.train, *ts.valid)]
         bitexts += [p for tests in lang.tests.values() for t in tests.values()
                     for p in (t.parts if isinstance(t, tp.Concat) else (t,))]
         for b in bitexts:  # a member read by several bitexts (a test set in both directions) is written once
-            rows = pb.pairs(xx, f"translation/{b.src.resource.name}/{b.src.member}", LINES // 2)
+            rows = pb.pairs(xx, f"translation/{b.src.resource.name}/{b.src.member}", sizes.get(b, LINES // 2))
             if b.src.fmt.startswith("tsv"):  # both columns of one file, in the file's column order
                 ordered = rows if b.src.fmt == "tsv0" else [(e, x) for x, e in rows]
                 members[b.src.resource].setdefault("", ("tsv", ordered))

@@ -94,6 +94,26 @@ class MeanF1(ItemMetric):
         return float(np.mean([self.f1(g[i], t[i], f[i]) for (g, t, f), i in zip(self.pairs, idx)]))
 
 
+class MeanOfRatios(ItemMetric):
+    """Mean over languages of a ratio of sums over sentences x 100, from each sentence's (numerator, denominator):
+    POS word accuracy (correct words, words) and NER entity F1 (2 x true positives, gold + predicted entities), the
+    corpus-level metrics of :mod:`common.eval.token_classification` recomputed on a resample of sentences; a stratum
+    per language (the test sets differ)."""
+
+    def __init__(self, counts: Sequence[Sequence[Sequence[int]]]):
+        self.c = [np.asarray(x, dtype=float).reshape(-1, 2) for x in counts]
+        self.strata = [len(x) for x in self.c]
+
+    @staticmethod
+    def ratio(c: np.ndarray) -> float:
+        den = c[:, 1].sum()
+        return 100.0 * c[:, 0].sum() / den if den else 0.0
+
+    def value(self, idx=None) -> float:
+        idx = idx or [slice(None)] * len(self.c)
+        return float(np.mean([self.ratio(c[i]) for c, i in zip(self.c, idx)]))
+
+
 class StsWeightedSpearman(ItemMetric):
     """SentEval "wmean" per dataset (subset-size-weighted Spearman x100), averaged over datasets; a stratum per
     subset. ``datasets``: name -> subset -> {"pred": [...], "gold": [...]}."""
@@ -206,6 +226,8 @@ def item_metric(task_type: str, scores: dict, languages: Sequence[str] | None = 
         return CorpusBleu(scores)
     if task_type == "bucc":
         items = {p: v["test_items"] for p, v in scores["per_pair"].items()}
+    elif task_type == "token-classification":
+        items = scores["items"]
     elif task_type == "qa":
         items = {lang: v["items_f1"] for lang, v in scores["per_language"].items()}
     else:
@@ -217,8 +239,10 @@ def item_metric(task_type: str, scores: dict, languages: Sequence[str] | None = 
         return MeanOfAccuracies([items[k][d] for k in keys for d in ("xx2en", "en2xx")])
     if task_type == "bucc":
         return MeanF1([items[k] for k in keys])
-    if task_type == "xnli":
+    if task_type in ("xnli", "pawsx"):  # PAWS-X's test sets translate the same pairs, as XNLI's do
         return AlignedAccuracies([items[k] for k in keys])
+    if task_type == "token-classification":
+        return MeanOfRatios([items[k] for k in keys])
     if task_type == "question-retrieval":
         return MeanOfAccuracies([items[k] for k in keys])
     if task_type == "qa":

@@ -59,6 +59,9 @@ class LaunchArguments:
 
     max_steps: int | None = field(default=None, metadata={"help": "override the config's max_steps"})
     stop_after: int | None = field(default=None, metadata={"help": "stop (as if killed) after this step; for tests"})
+    rehearse_time_limit_at: int | None = field(default=None, metadata={
+        "help": "the rehearsal: act once as if the job's time limit came after this step (checkpoint, exit with "
+                "EXIT_RESUME; the rerun resumes)"})
     snapshot_steps: list[int] = field(default_factory=list, metadata={
         "help": "also save the model at these steps, under snapshots/step<N>/ (a learning curve: evaluate each "
                 "with python -m common.eval)"})

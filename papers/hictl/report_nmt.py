@@ -22,6 +22,7 @@ from functools import partial
 from pathlib import Path
 
 from common.config import load_paper_config
+from common.io import read_json
 from common.nmt.recipe import validation_curve
 from common.report.claims import CorpusBleu, paired_bootstrap, verdict
 from common.report.cli import ReportContext, main
@@ -88,22 +89,25 @@ def encoder_note(ctx) -> str:
     return (f"Ours: scale '{ctx.scale}'; the pre-trained encoders of seed {nmt['encoder_seed']} of encoder setting "
             f"'{nmt.get('init', next(iter(ctx.cfg['encoders'])))}'; NMT seed {nmt.get('seed', 1)} (one run per "
             "system); label smoothing 0.1 (fairseq's Transformer recipe; the paper says only 'log-likelihood'). "
-            + batch_note(nmt))
+            + batch_note(ctx))
 
 
-def batch_note(nmt: dict) -> str:
-    """What batch the NMT runs used, and whether it is the planned one (tokens_per_update) on this many GPUs."""
-    from common.nmt.recipe import NMTSettings, effective_tokens, update_freq
-
-    parts = []
-    for name, setting in nmt["settings"].items():
-        s = NMTSettings.from_config({**nmt["recipe"], **setting.get("recipe", {})})
-        ran = (f"{s.max_tokens} tokens x {max(1, s.gpus)} GPU(s) x update-freq {update_freq(s)} = "
-               f"{effective_tokens(s)} target tokens per update{', bf16' if s.bf16 else ''}")
-        if s.tokens_per_update and effective_tokens(s) != s.tokens_per_update:
-            ran += f", NOT the planned {s.tokens_per_update}"
-        parts.append(f"{name}: {ran}")
-    return "Batch: " + "; ".join(dict.fromkeys(parts)) + "."
+def batch_note(ctx) -> str:
+    """The batches and precisions the NMT runs had (their done.json), and where they differ from the plan
+    (``tokens_per_update``: --update-freq reaches it on fewer GPUs; a CPU run has one process)."""
+    seen: dict[str, set[str]] = {}
+    for done in sorted(Path(ctx.results, "nmt").rglob("done.json")):
+        b = read_json(done).get("batch")
+        if not b:
+            continue
+        text = (f"{b['max_tokens']} tokens x {b['processes']} process(es) x update-freq {b['update_freq']} = "
+                f"{b['tokens_per_update']} target tokens per update, {b['precision']}")
+        if b["planned_tokens_per_update"] and b["tokens_per_update"] != b["planned_tokens_per_update"]:
+            text += f" (NOT the planned {b['planned_tokens_per_update']})"
+        seen.setdefault(text, set()).add(done.relative_to(Path(ctx.results, "nmt")).parts[0])
+    if not seen:
+        return ""
+    return "Batch as run: " + "; ".join(f"{text} [{', '.join(sorted(s))}]" for text, s in seen.items()) + "."
 
 
 def bleu_note(ctx) -> str:

@@ -8,6 +8,12 @@ def tokenizer_inputs(wc):
     return [f"{P.paper_results}/tokenizer/{wc.init}/{s}" for s in tokenizers.sides(enc)]
 
 
+def rehearsed_time_limit(wc):
+    """The rehearsal's simulated time limit, for the one run it names (training.rehearse_time_limit)."""
+    r = TRAIN.get("rehearse_time_limit")
+    return f"--rehearse_time_limit_at {r['at']}" if r and r["run"] == f"{wc.init}/{wc.method}" else ""
+
+
 rule train:
     input:
         corpus=rules.corpus.output.manifest,
@@ -25,10 +31,11 @@ rule train:
         run_dir=lambda wc: P.run_dir(wc.init, wc.method, wc.seed),
         launcher=TRAIN_SHAPE.command,
         rank_threads=TRAIN_SHAPE.rank_threads,
+        rehearse=rehearsed_time_limit,
     threads: TRAIN_SHAPE.threads
-    # the rehearsal's simulated time limit ends the first attempt with EXIT_RESUME; the retry resumes. Otherwise the
+    # the rehearsal's time limit ends one run's first attempt with EXIT_RESUME; the retry resumes. Otherwise the
     # command line's --retries (profiles/slurm: 2) applies
-    retries: 1 if TRAIN.get("rehearse_time_limit_at") else 0
+    retries: 1 if TRAIN.get("rehearse_time_limit") else 0
     resources:
         **TRAIN_SHAPE.resources,
         **job_resources(CFG, "train"),
@@ -39,4 +46,4 @@ rule train:
     shell:
         "OMP_NUM_THREADS={params.rank_threads} {params.launcher} -m {params.module} --experiment {params.experiment} --scale {params.scale} "
         "--method {params.method} --init {wildcards.init} --seed {wildcards.seed} --corpus {input.corpus} "
-        "--tokenizer {params.tokenizer} --output_dir {params.run_dir} > {log} 2>&1"
+        "--tokenizer {params.tokenizer} --output_dir {params.run_dir} {params.rehearse} > {log} 2>&1"

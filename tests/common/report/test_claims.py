@@ -106,3 +106,15 @@ def test_qa_item_metric_reproduces_the_f1_and_resamples_aligned_items():
     assert m.strata == [4]  # parallel questions: one draw for every language
     # resampling items 0 and 0 (twice the first question): en 100, de 0
     assert m.value([np.array([0, 0])]) == pytest.approx(50.0)
+
+
+def test_token_classification_and_pawsx_item_metrics_by_hand():
+    """POS / NER (common.eval.token_classification) keep per-sentence (numerator, denominator): a language's metric is
+    the ratio of the sums, recomputed on resampled sentences; PAWS-X's languages hold the same items, as XNLI's."""
+    scores = {"items": {"de": [[2, 4], [0, 2]], "en": [[3, 3]]}}  # de: 2/6 correct words, en: 3/3
+    m = item_metric("token-classification", scores)
+    assert m.strata == [2, 1] and m.value() == pytest.approx((100 * 2 / 6 + 100) / 2)
+    assert m.value([np.array([0, 0]), np.array([0])]) == pytest.approx((50 + 100) / 2)  # de's first sentence twice
+    assert item_metric("token-classification", scores, ["en"]).value() == 100
+    paws = item_metric("pawsx", {"items": {"de": "1100", "en": "1110"}})
+    assert paws.strata == [4] and paws.value() == pytest.approx((50 + 75) / 2)
