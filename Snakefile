@@ -10,6 +10,7 @@ import os
 import sys
 
 from common.config import workflow_config
+from common.workflow.paths import download_args, download_inputs
 
 # Rules call `python -m ...`: make that the interpreter running Snakemake (the project's venv).
 os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
@@ -36,6 +37,21 @@ rule all:
     input:
         ["papers/dap/all", "papers/moco/all", "papers/vmsst/all", "papers/hictl/all", "leaderboard/all"],
     default_target: True
+
+
+rule preflight:  # every experiment's preflight: `snakemake preflight --config scale=paper` (one per experiment:
+    input:         # `snakemake dap_preflight ...`; common/workflow/preflight.py)
+        download_inputs(config),
+    params:
+        source=download_args(config),
+        gpu_kind=f"--gpu-kind {config['gpu_kind']}" if config.get("gpu_kind") else "",
+    log:
+        f"logs/{config['scale']}/preflight.log",
+    localrule: True
+    shell:
+        "python -m common.workflow.preflight --experiment dap moco vmsst hictl leaderboard --scale {config[scale]} "
+        "--data-root {config[data_root]} --results-root {config[results_root]} --cache-root {config[cache_root]} "
+        "{params.source} {params.gpu_kind} 2>&1 | tee {log}"
 
 
 module dap:

@@ -6,9 +6,13 @@
 # State lives under $SLURM_LOCAL_STATE (default /tmp/slurm-local); the config it writes goes to
 # /etc/slurm/slurm.conf only when none exists there (and is removed again by 'stop').
 # No accounting database: 'sacct' is unavailable, so Snakemake polls 'squeue'.
+# SLURM_LOCAL_GPUS=N (default 0) makes the node advertise N GPUs as GRES without devices (gres.conf lines whose
+# device files are empty files under the state folder): jobs that ask for GPUs are scheduled and see their GRES variables, and run on the CPU.
 set -euo pipefail
 STATE=${SLURM_LOCAL_STATE:-/tmp/slurm-local}
 CONF=/etc/slurm/slurm.conf
+GRES_CONF=/etc/slurm/gres.conf
+GPUS=${SLURM_LOCAL_GPUS:-0}
 
 start() {
   [ "$(id -u)" = 0 ] || { echo "slurm_local.sh: needs root (apt-get, daemons)" >&2; exit 3; }
@@ -16,12 +20,22 @@ start() {
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurm-wlm munge >/dev/null
   fi
   mkdir -p "$STATE"/{ctld,d,log,munge,run}
-  if [ -e "$CONF" ] && [ ! -e "$STATE/created_conf" ]; then
-    echo "slurm_local.sh: $CONF exists and was not written by this script; refusing to touch it" >&2; exit 4
-  fi
-  local host cpus mem
+  for f in "$CONF" "$GRES_CONF"; do
+    if [ -e "$f" ] && [ ! -e "$STATE/created_conf" ]; then
+      echo "slurm_local.sh: $f exists and was not written by this script; refusing to touch it" >&2; exit 4
+    fi
+  done
+  local host cpus mem gres_types="" node_gres=""
   host=$(hostname -s); cpus=$(nproc); mem=$(( $(awk '/MemTotal/ {print $2}' /proc/meminfo) / 1024 - 1024 ))
   mkdir -p /etc/slurm
+  if [ "$GPUS" -gt 0 ]; then
+    gres_types="GresTypes=gpu"; node_gres="Gres=gpu:$GPUS"
+    # Slurm counts a GPU only with a device file of its own: an empty file under $STATE stands in for each
+    mkdir -p "$STATE/dev"
+    for i in $(seq 0 $((GPUS - 1))); do
+      touch "$STATE/dev/nvidia$i"; echo "NodeName=$host Name=gpu File=$STATE/dev/nvidia$i"
+    done > "$GRES_CONF"
+  fi
   cat > "$CONF" <<CONF
 ClusterName=local
 SlurmctldHost=$host
@@ -43,7 +57,8 @@ SlurmdLogFile=$STATE/log/slurmd.log
 SlurmUser=root
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
-NodeName=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
+$gres_types
+NodeName=$host CPUs=$cpus RealMemory=$mem $node_gres State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
   touch "$STATE/created_conf"
@@ -75,7 +90,7 @@ stop() {
   done
   sleep 2
   pkill -x slurmstepd 2>/dev/null || true
-  [ -e "$STATE/created_conf" ] && rm -f "$CONF"
+  [ -e "$STATE/created_conf" ] && rm -f "$CONF" "$GRES_CONF"
   [ -e "$STATE/created_munge_key" ] && rm -f /etc/munge/munge.key
   [ -e "$STATE/created_socket_link" ] && rm -f /run/munge/munge.socket.2
   rm -rf "$STATE"

@@ -214,73 +214,80 @@ def test_rerun_does_nothing(smoke):
     assert "Nothing to be done" in again.stdout + again.stderr
 
 
+def paper_dry_run(workdir: Path, target: str) -> tuple[dict[str, int], str]:
+    """Job counts and the printed dry run (``-n -p``) of a paper-scale target."""
+    printed = snakemake(workdir, target, "-n", "-p", "--config", "scale=paper").stdout
+    return job_counts(printed, target.split("/")[-2]), printed
+
+
+def assert_slurm_shape(printed: str, rule: str, gpus: int, cpus: int) -> None:
+    """Every job of a training rule prints its Slurm shape (one node, the GPUs, CPUs for all ranks) and runs our
+    per-node launcher with one rank per GPU."""
+    blocks = job_blocks(printed, rule)
+    assert blocks
+    for b in blocks:
+        assert f"gpu={gpus}, nodes=1, cpus_per_task={cpus}, runtime=" in b, b
+        assert f"python -m common.distributed.launch --nproc {gpus} -m papers." in b, b
+
+
 def test_dap_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
-    proc = snakemake(tmp_path, "papers/dap/all", "-n", "--config", "scale=paper")
-    counts = job_counts(proc.stdout, "dap")
+    counts, printed = paper_dry_run(tmp_path, "papers/dap/all")
     # 2 encoders x {TR, TR+TLM, DAP} x 3 seeds, plus 8 section-5 ablations on mBERT (seed 1)
     assert counts["dap_train"] == 2 * 3 * 3 + 8
-    assert counts["dap_evaluate"] == counts["dap_train"]  # one job per run writes its 3 task results
-    assert counts["dap_tokenizer"] == 2 and counts["dap_all"] == 1
-    train_blocks = job_blocks(proc.stdout, "dap_train")
-    assert len(train_blocks) == counts["dap_train"] and all("gpu=8" in b for b in train_blocks)
-    assert all("gpu=1" in b for b in job_blocks(proc.stdout, "dap_evaluate"))
-    printed = snakemake(tmp_path, "papers/dap/all", "-n", "-p", "--config", "scale=paper").stdout
-    assert "torchrun --standalone --nproc_per_node 8 -m papers.dap.train --experiment dap --scale paper" in printed
-    # every run is scored on Tatoeba, BUCC and XNLI
-    assert printed.count("--task tatoeba@cosine --task bucc@ratio-k4 --task xnli@zero-shot --model-dir") == 26
+    # one job per (run, task): Tatoeba, BUCC and XNLI
+    assert counts["dap_evaluate_task"] == 3 * counts["dap_train"] and "dap_evaluate" not in counts
+    assert counts["dap_tokenizer"] == 2 and counts["dap_all"] == 1 and re.search(r"^model\s+2$", printed, re.M)
+    assert_slurm_shape(printed, "dap_train", gpus=8, cpus=64)
+    assert all("gpu=1" in b for b in job_blocks(printed, "dap_evaluate_task"))
+    assert ("OMP_NUM_THREADS=8 python -m common.distributed.launch --nproc 8 -m papers.dap.train --experiment dap "
+            "--scale paper") in printed
+    for task in ("tatoeba@cosine", "bucc@ratio-k4", "xnli@zero-shot"):
+        assert printed.count(f"--task {task} --model-dir") == 26
+    # the pinned checkpoints, downloaded once into the cache by the model rule
+    assert "cache/models/bert-base-multilingual-cased@3f076fdb1ab68d5b2880cb87a0886f315b8146f8/done.json" in printed
 
 
 def test_moco_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
-    proc = snakemake(tmp_path, "papers/moco/all", "-n", "--config", "scale=paper")
-    counts = job_counts(proc.stdout, "moco")
+    counts, printed = paper_dry_run(tmp_path, "papers/moco/all")
     # init, MoCo-BERT, in-batch, +NLI; Figure 2: 3 queue sizes besides the main one, batch 256;
     # Table 4: 3 temperatures besides 0.04; Table 5: shared; Table 6: max, CLS; and the q204800 default
     assert counts["moco_train"] == 14
-    assert counts["moco_evaluate"] == 14 and counts["moco_evaluate_extra"] == 2  # t-SNE and neighbours: main run
+    # Tatoeba, BUCC, STS per run; t-SNE and neighbours for the main run
+    assert counts["moco_evaluate_task"] == 14 * 3 + 2
     assert counts["moco_tokenizer"] == 2 and counts["moco_corpus"] == 1 and counts["moco_all"] == 1
-    train_blocks = job_blocks(proc.stdout, "moco_train")
-    assert len(train_blocks) == 14 and all("gpu=4" in b for b in train_blocks)
-    assert all("gpu=1" in b for b in job_blocks(proc.stdout, "moco_evaluate"))
-    printed = snakemake(tmp_path, "papers/moco/all", "-n", "-p", "--config", "scale=paper").stdout
-    assert ("torchrun --standalone --nproc_per_node 4 -m papers.moco.train --experiment moco --scale paper "
-            "--method moco ") in printed
+    assert_slurm_shape(printed, "moco_train", gpus=4, cpus=32)
+    assert all("gpu=1" in b for b in job_blocks(printed, "moco_evaluate_task"))
+    assert "-m papers.moco.train --experiment moco --scale paper --method moco " in printed
     assert "--pretrained hfl/chinese-roberta-wwm-ext" in printed and "--pretrained bert-base-uncased" in printed
-    # every run is scored on Tatoeba, BUCC (distance margin, k = 3) and STS
-    assert printed.count("--task tatoeba@cosine --task bucc@distance-k3 --task sts-en@wmean --model-dir") == 14
+    for task in ("tatoeba@cosine", "bucc@distance-k3", "sts-en@wmean"):
+        assert printed.count(f"--task {task} --model-dir") == 14
 
 
 def test_vmsst_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
-    proc = snakemake(tmp_path, "papers/vmsst/all", "-n", "--config", "scale=paper")
-    counts = job_counts(proc.stdout, "vmsst")
+    counts, printed = paper_dry_run(tmp_path, "papers/vmsst/all")
     # 3 settings x 4 objectives; Table 4: 8 ablations; Table 6: 4 models; Table 7: 2 settings x 2 batches x 2
     assert counts["vmsst_train"] == 12 + 8 + 4 + 8
-    assert counts["vmsst_evaluate"] == counts["vmsst_train"]
+    assert counts["vmsst_evaluate_task"] == 8 * counts["vmsst_train"]
     assert counts["vmsst_tokenizer"] == 3 and counts["vmsst_corpus"] == 1 and counts["vmsst_all"] == 1
-    train_blocks = job_blocks(proc.stdout, "vmsst_train")
-    assert len(train_blocks) == 32 and all("gpu=8" in b for b in train_blocks)
-    printed = snakemake(tmp_path, "papers/vmsst/all", "-n", "-p", "--config", "scale=paper").stdout
-    assert ("torchrun --standalone --nproc_per_node 8 -m papers.vmsst.train --experiment vmsst --scale paper "
-            "--method vmsst_b4 --init l24") in printed
+    assert_slurm_shape(printed, "vmsst_train", gpus=8, cpus=64)
+    assert "-m papers.vmsst.train --experiment vmsst --scale paper --method vmsst_b4 --init l24" in printed
     assert printed.count("--pretrained google/mt5-large") == 3  # the random-init settings use mT5's vocabulary too
-    assert "--task question-retrieval@nq --task question-retrieval@mkqa" in printed
+    assert "--task question-retrieval@nq --model-dir" in printed and "--task question-retrieval@mkqa" in printed
 
 
 def test_hictl_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
-    proc = snakemake(tmp_path, "papers/hictl/all", "-n", "--config", "scale=paper")
-    counts = job_counts(proc.stdout, "hictl")
+    counts, printed = paper_dry_run(tmp_path, "papers/hictl/all")
     # 2 encoders x (init, MLM/TLM only, HICTL, + Hns) and Table 3's 3 ablations of the large model
-    assert counts["hictl_train"] == 2 * 4 + 3 and counts["hictl_evaluate"] == 11
-    assert counts["hictl_evaluate_extra"] == 2  # Figure 4's t-SNE: the initial encoder and the full model
-    train_blocks = job_blocks(proc.stdout, "hictl_train")
-    assert all("gpu=8" in b for b in train_blocks)
-    printed = snakemake(tmp_path, "papers/hictl/all", "-n", "-p", "--config", "scale=paper").stdout
-    assert ("torchrun --standalone --nproc_per_node 8 -m papers.hictl.train --experiment hictl --scale paper "
-            "--method hictl_hns --init xlmr_large") in printed
-    assert "--task qa@xquad-translate-train-all --task qa@mlqa-translate-train-all" in printed
+    assert counts["hictl_train"] == 2 * 4 + 3
+    # issue 31 (1h): every evaluation task of every run is a job of its own, Figure 4's t-SNE included
+    assert counts["hictl_evaluate_task"] == 145 and "hictl_evaluate" not in counts
+    assert_slurm_shape(printed, "hictl_train", gpus=8, cpus=64)
+    assert "-m papers.hictl.train --experiment hictl --scale paper --method hictl_hns --init xlmr_large" in printed
+    assert "--task qa@xquad-translate-train-all --model-dir" in printed
     # NMT (section 4.2) from HICTL Base: stage 1 per (setting, pre-trained system), stage 2 per pair, random init
     # per pair; Tables 4 (2 pairs), 5 (6 pairs) and 6 (Cs->En, Hi->En)
     assert (counts["hictl_nmt_stage1"], counts["hictl_nmt_stage2"], counts["hictl_nmt_random"]) == (6, 18, 10)
-    assert all("gpu=8" in b for r in ("stage1", "stage2", "random") for b in job_blocks(proc.stdout, f"hictl_nmt_{r}"))
+    assert all("gpu=8" in b for r in ("stage1", "stage2", "random") for b in job_blocks(printed, f"hictl_nmt_{r}"))
     assert ("--encoder results/paper/hictl/models/xlmr_base/hictl_hns/seed1/model --save-dir "
             "results/paper/hictl/nmt/low_resource/hictl_hns/stage1") in printed
     # Table 4 binarizes its pairs' WMT'14 training data (the manifest's train_sets), Table 5 the same pairs' IWSLT data
@@ -303,7 +310,8 @@ def test_leaderboard_dry_runs(tmp_path):
     counts = job_counts(snakemake(tmp_path, "leaderboard/all", "-n", "--config", "scale=paper").stdout, "leaderboard")
     # TR, TR+TLM, DAP, MoCo-BERT, Contrastive, BiTranslation, VMSST, MLM/TLM only, HICTL x 3 seeds
     assert counts["leaderboard_train"] == 9 * 3
-    assert counts["leaderboard_evaluate"] == 27 and counts["leaderboard_evaluate_extra"] == 24  # XNLI: not for MoCo
+    # Tatoeba, BUCC (cosine, ratio margin), STS and XNLI per run at paper scale, one job each; XNLI: not for MoCo
+    assert counts["leaderboard_evaluate_task"] == 27 * 5 - 3
     small = snakemake(tmp_path, "leaderboard/all", "-n", "--config", "leaderboard_methods=[tr]",
                       "leaderboard_tasks=[tatoeba@cosine]").stdout
     assert job_counts(small, "leaderboard") == {f"leaderboard_{r}": 1 for r in

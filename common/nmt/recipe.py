@@ -20,6 +20,7 @@ scores its encoder on any embedding-based registered task.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import logging
 import math
@@ -123,6 +124,30 @@ def _run(cmd: list[str], log_path: Path) -> None:
         raise RuntimeError(f"{cmd[2]} failed (exit {proc.returncode}); see {log_path}")
 
 
+def _data_fingerprint(data: Path) -> str:
+    """sha256 over the binarized data's file names and sizes (a rebinarized corpus changes its .bin sizes)."""
+    rows = sorted(f"{f.relative_to(data).as_posix()}\t{f.stat().st_size}" for f in data.rglob("*") if f.is_file())
+    return hashlib.sha256("\n".join(rows).encode()).hexdigest()
+
+
+def _train(args: list[str], data: Path, save_dir: Path) -> None:
+    """fairseq-train, resuming from ``checkpoint_last.pt`` only when that checkpoint was made with the same
+    arguments and data (``resume.json``): a job rerun because its data or settings changed must not continue another
+    run's checkpoint (fairseq would, or fail on a changed vocabulary); it stops with the folder to delete."""
+    key = {"arguments": args, "data": _data_fingerprint(data)}
+    record = save_dir / "resume.json"
+    if (save_dir / "checkpoint_last.pt").exists():
+        before = json.loads(record.read_text()) if record.exists() else None
+        if before != key:
+            changed = "no resume.json" if before is None else ", ".join(
+                k for k in key if before.get(k) != key[k])
+            raise RuntimeError(f"{save_dir} holds checkpoints of another run ({changed} differ); delete the folder "
+                               "to train this one from the start")
+    save_dir.mkdir(parents=True, exist_ok=True)
+    write_json(record, key)
+    _run([sys.executable, "-m", "fairseq_cli.train", *args], save_dir / "train.log")
+
+
 def _common(s: NMTSettings, data: Path, save_dir: Path, lr: float, max_update: int) -> list[str]:
     cpu = not torch.cuda.is_available()
     return [str(data), "--user-dir", str(PLUGIN), "--task", "translation_hf", "-s", "src", "-t", "tgt",
@@ -148,16 +173,15 @@ def _hf(s: NMTSettings, encoder: Path) -> list[str]:
 
 
 def stage1(s: NMTSettings, data: Path, encoder: Path, save_dir: Path) -> None:
-    _run([sys.executable, "-m", "fairseq_cli.train", *_common(s, data, save_dir, s.stage1_lr or s.lr,
-                                                               s.stage1_max_update),
-          *_hf(s, encoder), "--freeze-encoder", "--patience", str(s.stage1_patience)], save_dir / "train.log")
+    _train([*_common(s, data, save_dir, s.stage1_lr or s.lr, s.stage1_max_update),
+            *_hf(s, encoder), "--freeze-encoder", "--patience", str(s.stage1_patience)], data, save_dir)
     save_fairseq_encoder_meta(save_dir, encoder)
     _finish(save_dir, {"stage": 1, "settings": asdict(s), "encoder": str(encoder), "data": str(data)})
 
 
 def stage2(s: NMTSettings, data: Path, encoder: Path, stage1_dir: Path, save_dir: Path) -> None:
-    _run([sys.executable, "-m", "fairseq_cli.train", *_common(s, data, save_dir, s.lr, s.stage2_max_update),
-          *_hf(s, encoder), "--finetune-from-model", str(stage1_dir / "checkpoint_best.pt")], save_dir / "train.log")
+    _train([*_common(s, data, save_dir, s.lr, s.stage2_max_update),
+            *_hf(s, encoder), "--finetune-from-model", str(stage1_dir / "checkpoint_best.pt")], data, save_dir)
     save_fairseq_encoder_meta(save_dir, encoder)  # its fine-tuned encoder, for the embedding-based tasks
     _finish(save_dir, {"stage": 2, "settings": asdict(s), "encoder": str(encoder), "data": str(data),
                        "from": str(stage1_dir)})
@@ -168,9 +192,8 @@ def baseline(s: NMTSettings, data: Path, encoder: Path, save_dir: Path) -> None:
     ``baseline_arch: same`` (its weights are not used)."""
     arch = ([*_hf(replace(s, logit_bias=False), encoder), "--hf-random-init"] if s.baseline_arch == "same"
             else ["--arch", s.baseline_arch, "--share-decoder-input-output-embed", *baseline_precision(s)])
-    _run([sys.executable, "-m", "fairseq_cli.train", *_common(s, data, save_dir, s.stage1_lr or s.lr,
-                                                               s.baseline_max_update),
-          *arch, "--patience", str(s.stage1_patience), *s.baseline_args], save_dir / "train.log")
+    _train([*_common(s, data, save_dir, s.stage1_lr or s.lr, s.baseline_max_update),
+            *arch, "--patience", str(s.stage1_patience), *s.baseline_args], data, save_dir)
     _finish(save_dir, {"stage": "baseline", "settings": asdict(s), "data": str(data)},
             fairseq_arch=s.baseline_arch != "same")
 

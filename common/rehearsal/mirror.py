@@ -400,18 +400,16 @@ def _pack(file_name: str, members: dict[str, bytes]) -> bytes:
 EXPERIMENTS = ("dap", "moco", "hictl", "vmsst", "leaderboard")
 
 
-def build(out: Path, data_root: Path, experiments=EXPERIMENTS) -> Mirror:
-    """The mirror of every experiment's rehearsal config (corpora, manual files and Hub checkpoints)."""
+def populate(m: Mirror, experiments=EXPERIMENTS, scale: str = "rehearsal") -> list[str]:
+    """Add every download of the experiments' configs at ``scale`` to ``m`` (corpora and hand-placed files); returns
+    the pinned Hub models they load. At ``rehearsal`` this is the mirror's content; a :class:`Listing` at ``paper``
+    is what ``common.workflow.preflight`` checks."""
     from common.config import load_config
     from common.models import hub
-    from common.rehearsal import checkpoints
 
-    if out.exists():
-        shutil.rmtree(out)
-    m = Mirror(out, data_root)
     models: list[str] = []
     for experiment in experiments:
-        cfg = load_config(experiment, "rehearsal")
+        cfg = load_config(experiment, scale)
         corpus = cfg["corpus"]
         kind, spec = corpus["kind"], corpus.get(corpus["kind"], {})
         if kind == "paper":
@@ -423,9 +421,36 @@ def build(out: Path, data_root: Path, experiments=EXPERIMENTS) -> Mirror:
         elif kind == "paper_hictl":
             paper_hictl(m, spec, experiment)
         else:
-            raise ValueError(f"{experiment}: a rehearsal corpus must be a paper corpus, not {kind!r}")
+            raise ValueError(f"{experiment}: a {scale} corpus must be a paper corpus, not {kind!r}")
         models += hub.models_of(cfg)
-    for name in dict.fromkeys(models):
+    return list(dict.fromkeys(models))
+
+
+class Listing(Mirror):
+    """A mirror that keeps only what would be downloaded (resource name -> URL) and placed by hand, no bytes."""
+
+    def __init__(self, data_root: Path):
+        super().__init__(Path("/nonexistent"), data_root)
+        self.resources: dict[str, dl.Resource] = {}
+        self.manual_files: dict[str, list[str]] = defaultdict(list)
+
+    def put(self, res: dl.Resource, data: bytes | str) -> None:
+        self.resources[res.name] = res
+
+    def manual(self, experiment: str, relative: str, data: bytes | str) -> None:
+        self.manual_files[experiment].append(relative)
+
+
+def build(out: Path, data_root: Path, experiments=EXPERIMENTS) -> Mirror:
+    """The mirror of every experiment's rehearsal config (corpora, manual files and Hub checkpoints)."""
+    from common.models import hub
+    from common.rehearsal import checkpoints
+
+    if out.exists():
+        shutil.rmtree(out)
+    m = Mirror(out, data_root)
+    models = populate(m, experiments)
+    for name in models:
         model = hub.model(name)
         for file, data in checkpoints.tiny_checkpoint(model).items():
             m.put(dl.Resource(f"{model.folder}/{file}", model.url(file), revision=model.revision), data)

@@ -4,18 +4,23 @@
 * ``gpus`` <= 1, one node: ``python`` (one process; CPU or one GPU);
 * ``gpus`` > 1, one node: ``python -m common.distributed.launch --nproc <gpus>`` (one rank per GPU; it forwards
   SIGTERM / SIGUSR1 to the ranks and stops them all when one fails);
-* ``nodes`` > 1, or ``launcher: srun``: ``srun`` with one task per GPU on every node, each a rank that reads its
-  rank, world size and master from the SLURM_* variables (``common.distributed.env.ensure_process_group_env``).
-  The srun flags are explicit: the Slurm executor's job step hands the job script an environment without the
-  allocation's SLURM_NTASKS / SLURM_CPUS_PER_TASK, so a bare ``srun`` would start one task per node.
+* ``nodes`` > 1, or ``launcher: srun`` (and more than one rank): ``srun`` with one task per GPU on every node,
+  each a rank that reads its rank, world size and master from the SLURM_* variables
+  (``common.distributed.env.ensure_process_group_env``). The srun flags are explicit: the Slurm executor's job
+  step hands the job script an environment without the allocation's SLURM_NTASKS / SLURM_CPUS_PER_TASK, so a
+  bare ``srun`` would start one task per node. It runs without the allocation's SLURM_NTASKS_PER_GPU: srun
+  refuses that together with ``--ntasks-per-node``, and it would bind each task to one GPU (cuda:0), where the
+  ranks select ``cuda:<local rank>`` among their node's GPUs.
 
-The Snakemake resources make the Slurm executor (snakemake-executor-plugin-slurm) submit that shape:
+The Snakemake resources make the Slurm executor (snakemake-executor-plugin-slurm 2.x) submit that shape:
 
 * one node: ``gpu`` (``--gpus``), ``nodes=1`` (so the GPUs are on one node) and ``cpus_per_task`` = ranks x
   threads (one task runs the launcher and its ranks);
-* srun: ``nodes``, ``tasks`` = nodes x GPUs, ``gres=gpu:<gpus>`` (per node; ``--gpus`` would be a total that
-  Slurm may spread unevenly), ``cpus_per_task`` = threads and ``mpi="srun"`` (the executor runs the job script
-  once and our ``srun`` fans out).
+* srun: ``nodes``, ``gres=gpu:<gpus>`` (per node; ``--gpus`` would be a total that Slurm may spread unevenly),
+  ``tasks_per_gpu=1`` and ``tasks`` = nodes x GPUs (``--ntasks-per-gpu=1 --ntasks=<tasks>``: without
+  ``tasks_per_gpu`` the executor passes ``tasks`` as the tasks per GPU, a job of tasks x GPUs ranks that never
+  fits), ``cpus_per_task`` = threads and ``mpi="srun"`` (the executor runs the job script once and our ``srun``
+  fans out). Checked against a real Slurm whose node advertises GPU GRES (tests/test_slurm.py).
 
 ``snakemake -n`` prints each job's resources, so a dry run shows every job's Slurm shape.
 """
@@ -35,16 +40,19 @@ class JobShape:
     resources: dict[str, Any]
 
 
-def shape(training: dict) -> JobShape:
+def shape(training: dict, launcher: str | None = None) -> JobShape:
+    """The job shape of ``training``; ``launcher`` (the workflow config's) overrides ``training.launcher``."""
+    training = training if launcher is None else {**training, "launcher": launcher}
     gpus, nodes = int(training.get("gpus", 0)), int(training.get("nodes", 1))
     threads, how = int(training.get("threads", 1)), training.get("launcher", "auto")
     if how not in LAUNCHERS:
         raise ValueError(f"training.launcher: {how!r} is not one of {LAUNCHERS}")
     ranks = max(1, gpus)
-    if nodes > 1 or how == "srun":
-        gres = {"gres": f"gpu:{gpus}"} if gpus else {}
-        command = (f"srun --nodes {nodes} --ntasks-per-node {ranks} --cpus-per-task {threads} --kill-on-bad-exit=1 "
-                   + (f"--gres gpu:{gpus} " if gpus else "") + "python")
+    if nodes > 1 or (how == "srun" and ranks > 1):
+        gres = {"gres": f"gpu:{gpus}", "tasks_per_gpu": 1} if gpus else {}
+        command = (f"env -u SLURM_NTASKS_PER_GPU srun --nodes {nodes} --ntasks-per-node {ranks} "
+                   f"--cpus-per-task {threads} --kill-on-bad-exit=1 " + (f"--gres gpu:{gpus} " if gpus else "")
+                   + "python")
         return JobShape(command, threads, threads, {"nodes": nodes, "tasks": nodes * ranks, **gres,
                                                      "cpus_per_task": threads, "mpi": "srun"})
     command = f"python -m common.distributed.launch --nproc {gpus}" if gpus > 1 else "python"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from common.config import load_paper_config
+from common.config import PAPER_SCALES, load_paper_config
 from common.eval.tasks import get_task
 from common.report.claims import Combined, item_metric, paired_bootstrap, verdict
 from common.report.cli import ReportContext, main
@@ -110,7 +110,7 @@ def task_note(ctx: ReportContext) -> str:
         notes.append(f"'–' for ours under XQuAD: the corpus has its data ({qa}), but scale '{ctx.scale}' does not run "
                      f"it: fine-tuning the QA head costs too much CPU for the budget (papers/hictl/config/"
                      f"{ctx.scale}.yaml gives the measurement).")
-    elif qa and ctx.scale != "paper":
+    elif qa and ctx.scale not in PAPER_SCALES:
         notes.append(f"XQuAD (ours): {qa}; SQuAD v1.1 F1 / EM.")
     notes.append("Zero-shot: fine-tuned on English only; translate-train-all: on English and its machine "
                  "translations (XNLI, PAWS-X, XQuAD, MLQA; the other tasks as in zero-shot, as XTREME). "

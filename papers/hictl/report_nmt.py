@@ -21,7 +21,7 @@ import json
 from functools import partial
 from pathlib import Path
 
-from common.config import load_paper_config
+from common.config import PAPER_SCALES, load_paper_config
 from common.io import read_json
 from common.nmt.recipe import validation_curve
 from common.report.claims import CorpusBleu, paired_bootstrap, verdict
@@ -124,7 +124,7 @@ def table5(ctx, labels: dict[str, str]) -> Table:
     extra, ours = system_rows(ctx, "low_resource", labels, paper_cols)
     rows = [[name, "paper", *vals, *[None] * len(extra)] for name, vals in ctx.reported["table5"].items()] + ours
     notes = [bleu_note(ctx), encoder_note(ctx)]
-    if ctx.scale != "paper":
+    if ctx.scale not in PAPER_SCALES:
         notes.append("The paper's pairs (IWSLT'14 En<->De / En->Es, WMT'16 Ro->En, IWSLT'17) are paper-scale data "
                      "(not available offline); at this scale we train on Multi30k (small, image-caption domain), so "
                      "the IWSLT'14 and newstest cells measure out-of-domain transfer.")
@@ -189,7 +189,7 @@ def table6(ctx, labels: dict[str, str]) -> Table:
     notes = ["BLEU into English of a model fine-tuned on one pair only (the paper: 'no bi-text for the target pair').",
              "Ours: " + ("the first test set of each pair; random init is the paper's 'always near 0' reference."
                          if transfer else "not run at this scale.")]
-    if transfer and ctx.scale != "paper":
+    if transfer and ctx.scale not in PAPER_SCALES:
         notes.append("Unlike the paper's It/Nl, our transfer languages are in the pre-training corpus with English "
                      "translations (the sentence-level CTL aligned them); the NMT stages never see their bi-text.")
     return Table("table6_transfer", "Table 6: zero-shot MT via language transfer (BLEU, X→En)",

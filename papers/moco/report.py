@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from common.config import load_paper_config
+from common.config import PAPER_SCALES, load_paper_config
 from common.report.claims import item_metric, paired_bootstrap, verdict
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
@@ -175,7 +175,7 @@ def analysis_tables(store: ResultStore, rep: dict, cfg: dict, scale: str, w: str
     runs = analysis_runs(cfg)
     base_q = cfg["analysis"]["queue_size"]
     f2 = rep["figure2_queue"]
-    paper_scale = scale == "paper"
+    paper_scale = scale in PAPER_SCALES
     rows = [Row((k,), name, INIT, reported=(p2(f2["points"].get(k)) if paper_scale else None,))
             for k, name in runs["figure2_queue"]]
     (sb, sb_name), = runs["figure2_small_batch"]

@@ -24,3 +24,26 @@ rule all:
         n = write_manifest(output[0], groups, f"{EXPERIMENT} artifacts, scale {SCALE}")
         with open(log[0], "w") as fh:
             fh.write(f"{n} artifacts listed in {output[0]}\n")
+
+
+# `snakemake <experiment>_preflight --config scale=paper` (or the top-level `snakemake preflight`): what a
+# submission would miss (downloads, hand-placed files, imports, GPUs, memory, disk; common/workflow/preflight.py),
+# checked before anything is submitted. No output: it runs whenever it is named.
+rule preflight:
+    input:
+        download_inputs(config),
+    params:
+        experiment=EXPERIMENT,
+        scale=SCALE,
+        source=download_args(config),
+        runs=len(REG),
+        gpu_kind=f"--gpu-kind {config['gpu_kind']}" if config.get("gpu_kind") else "",
+    log:
+        P.log("preflight"),
+    benchmark:
+        P.bench("preflight")
+    localrule: True
+    shell:
+        "python -m common.workflow.preflight --experiment {params.experiment} --scale {params.scale} --data-root {config[data_root]} "
+        "--results-root {config[results_root]} --cache-root {config[cache_root]} {params.source} --runs {params.runs} "
+        "{params.gpu_kind} 2>&1 | tee {log}"

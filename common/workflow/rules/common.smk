@@ -5,8 +5,12 @@ from common.models import hub
 from common.workflow.paths import Paths, download_args, download_inputs, model_done
 
 P = Paths(config["results_root"], config["figures_root"], SCALE, EXPERIMENT)
+if config.get("gpus") is not None:  # the workflow config's override: ranks per node of every training and NMT job
+    CFG["training"]["gpus"] = config["gpus"]
+    if "nmt" in CFG:
+        CFG["nmt"]["recipe"]["gpus"] = config["gpus"]
 TRAIN = CFG["training"]
-TRAIN_SHAPE = job_shape(TRAIN)  # launcher, threads and Slurm resources of a training job
+TRAIN_SHAPE = job_shape(TRAIN, config.get("launcher"))  # launcher, threads and Slurm resources of a training job
 
 
 wildcard_constraints:

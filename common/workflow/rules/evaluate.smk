@@ -40,7 +40,7 @@ rule evaluate:
         "--tensorboard {params.tensorboard} > {log} 2>&1"
 
 
-use rule evaluate as evaluate_extra with:
+use rule evaluate as evaluate_task with:
     output:
         f"{EVAL_DIR}/{{task}}.json",
     wildcard_constraints:

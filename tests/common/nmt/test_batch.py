@@ -1,5 +1,6 @@
 """The NMT batch (section 4.2's recipe, common/nmt/recipe.py): --update-freq reaches the planned tokens per update on
 fewer GPUs, and bf16 reaches both kinds of model."""
+import pytest
 import torch
 
 from common.nmt.recipe import (
@@ -40,3 +41,25 @@ def test_bf16_reaches_our_model_and_fairseqs(monkeypatch, tmp_path):
     assert ("--fp16" in ran[0]) == torch.cuda.is_available()
     baseline(NMTSettings(bf16=True), tmp_path, tmp_path, tmp_path / "same")  # our architecture, random init
     assert "--autocast-bf16" in ran[1] and "--bf16" not in ran[1]
+
+
+def test_a_rerun_on_other_data_does_not_continue_old_checkpoints(monkeypatch, tmp_path):
+    """Found by the rehearsal: after a config change rebinarized a setting's data (a vocabulary one token larger),
+    the rerun job continued the old checkpoint_last.pt and failed on a size mismatch. Now the arguments and the data
+    fingerprint are recorded beside the checkpoints; the same run resumes, another one stops naming the folder."""
+    from common.nmt import recipe
+
+    ran = []
+    monkeypatch.setattr(recipe, "_run", lambda cmd, log: ran.append(cmd))
+    data, save = tmp_path / "data", tmp_path / "run"
+    data.mkdir()
+    (data / "train.bin").write_bytes(b"x" * 10)
+    recipe._train(["--lr", "1"], data, save)
+    (save / "checkpoint_last.pt").write_bytes(b"")
+    recipe._train(["--lr", "1"], data, save)  # preempted and resubmitted: resumes
+    assert len(ran) == 2
+    (data / "train.bin").write_bytes(b"x" * 11)
+    with pytest.raises(RuntimeError, match=r"run holds checkpoints of another run \(data differ\); delete"):
+        recipe._train(["--lr", "1"], data, save)
+    with pytest.raises(RuntimeError, match=r"arguments, data differ"):
+        recipe._train(["--lr", "2"], data, save)

@@ -1,4 +1,6 @@
 """Training launchers and Slurm job shapes from a config's training section (common/workflow/launch.py)."""
+from types import SimpleNamespace
+
 import pytest
 
 from common.workflow.launch import shape
@@ -21,10 +23,39 @@ def test_one_node_many_gpus():
 
 def test_many_nodes_and_srun_on_one():
     s = shape({"gpus": 4, "nodes": 2, "threads": 8})
-    assert s.command == ("srun --nodes 2 --ntasks-per-node 4 --cpus-per-task 8 --kill-on-bad-exit=1 --gres gpu:4 "
-                         "python")
-    assert s.resources == {"nodes": 2, "tasks": 8, "gres": "gpu:4", "cpus_per_task": 8, "mpi": "srun"}
+    assert s.command == ("env -u SLURM_NTASKS_PER_GPU srun --nodes 2 --ntasks-per-node 4 --cpus-per-task 8 "
+                         "--kill-on-bad-exit=1 --gres gpu:4 python")
+    assert s.resources == {"nodes": 2, "tasks": 8, "gres": "gpu:4", "tasks_per_gpu": 1, "cpus_per_task": 8,
+                           "mpi": "srun"}
     one = shape({"gpus": 2, "threads": 1, "launcher": "srun"})
-    assert one.command.startswith("srun --nodes 1 --ntasks-per-node 2 ") and one.resources["tasks"] == 2
+    assert " srun --nodes 1 --ntasks-per-node 2 " in one.command and one.resources["tasks"] == 2
+    assert shape({"gpus": 2, "threads": 1}, launcher="srun") == one  # the workflow config's override
+    assert shape({"gpus": 1, "launcher": "srun"}).command == "python"  # one rank: nothing to fan out
     with pytest.raises(ValueError, match="launcher"):
         shape({"launcher": "mpirun"})
+
+
+class _Resources(dict):
+    __getattr__ = dict.get
+
+
+def sbatch_call(training: dict) -> str:
+    """The sbatch command line the Slurm executor builds for a training job of this shape (its GPU flags come from
+    a function of their own)."""
+    from snakemake_executor_plugin_slurm.submit_string import get_submit_command
+    from snakemake_executor_plugin_slurm.utils import set_gres_string
+
+    s = shape(training)
+    job = SimpleNamespace(resources=_Resources(runtime=60, mem_mb=1000, **s.resources), threads=s.threads)
+    params = {"run_uuid": "u", "slurm_logfile": "log", "comment_str": "c", "account": "", "partition": "",
+              "workdir": "."}
+    return get_submit_command(job, params) + set_gres_string(job)
+
+
+def test_the_executor_submits_one_task_per_gpu():
+    """Issue 31 (1e): the executor reads ``tasks`` as tasks *per GPU* for a GPU job; without ``tasks_per_gpu=1``
+    a 2 x 4-GPU job asked for 8 tasks per GPU (64 ranks), which never fits (the local Slurm kept it pending)."""
+    call = sbatch_call({"gpus": 4, "nodes": 2, "threads": 8}).split()
+    assert {"--nodes=2", "--ntasks-per-gpu=1", "--ntasks=8", "--gres=gpu:4", "--cpus-per-task=8"} <= set(call)
+    call = sbatch_call({"gpus": 8, "threads": 6}).split()
+    assert {"--gpus=8", "--nodes=1", "--cpus-per-task=48"} <= set(call) and not any("ntasks-per" in a for a in call)

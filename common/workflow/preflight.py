@@ -1,0 +1,248 @@
+"""Preflight of a paper-scale run (issue 31, 1j): what would fail, checked before anything is submitted.
+
+    snakemake papers/dap/preflight --config scale=paper          # the rule runs this module
+    python -m common.workflow.preflight --experiment dap --scale paper
+
+Checks, each printed with what is missing, and written to ``<results>/<scale>/<experiment>/preflight.json``:
+
+* **downloads**: every URL the corpus prep and the ``model`` rule fetch (the experiment's config at this scale,
+  enumerated by the rehearsal mirror's builder, :func:`common.rehearsal.mirror.populate`) answers a ``HEAD``
+  (through ``download_base_url`` when set); the files placed by hand (CWMT, WIT3, WikiANN) are in
+  ``<corpus>/manual/``;
+* **imports**: every module the experiment's jobs run, and the tokenizer and launcher dependencies;
+* **GPUs**: some node has the GPUs a training job asks for (``sinfo``'s GRES; without Slurm, this machine's
+  ``torch.cuda.device_count()``); ``--gpu-kind`` (e.g. ``a100``) must appear in that GRES or device name;
+* **disk**: free space under the results and cache roots against downloads x 3 (archive, extraction, converted
+  corpus) + every run's checkpoints (the weights file x 3: fp32 weights and two Adam moments, x
+  ``keep_checkpoints`` + the final model);
+* **memory**: each stage's ``mem_mb`` fits the largest node (``sinfo``'s memory; this machine's without Slurm).
+
+Exit status 1 when something is missing. At ``scale=rehearsal`` the downloads are checked against the local
+mirror (tests/test_rehearsal.py), so the check itself is tested without a network.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from common.config import LEADERBOARD, PAPER_SCALES, load_config
+from common.data import download as dl
+from common.io import write_json
+
+log = logging.getLogger(__name__)
+MANUAL = "manual"  # the revision of a file no host serves (common/data/translation_paper.py)
+IMPORTS = ["torch", "transformers", "deepspeed", "sentencepiece", "google.protobuf", "sacrebleu", "scipy",
+           "matplotlib", "tensorboard", "common.eval", "common.data.corpus", "common.models.hub"]
+PAPER_IMPORTS = {"hictl": ["fairseq", "common.nmt.plugin"]}
+
+
+@dataclass
+class Finding:
+    check: str
+    ok: bool
+    summary: str
+    missing: list[str] = field(default_factory=list)
+
+
+def _head(url: str, timeout: float, tries: int = 3) -> tuple[str, int | None, str | None]:
+    """(url, size, problem) of a HEAD request (a GET of byte 0 where a host refuses HEAD); a 5xx or a dropped
+    connection is asked again, as the downloader would."""
+    problem = "no answer"
+    for attempt in range(tries):
+        for method, headers in (("HEAD", {}), ("GET", {"Range": "bytes=0-0"})):
+            try:
+                with urllib.request.urlopen(urllib.request.Request(url, method=method, headers=headers),
+                                            timeout=timeout) as resp:
+                    size = resp.headers.get("Content-Length") if method == "HEAD" else \
+                        (resp.headers.get("Content-Range") or "").rpartition("/")[2]
+                    return url, int(size) if size and size.isdigit() else None, None
+            except urllib.error.HTTPError as exc:
+                problem = f"HTTP {exc.code}"
+                if method == "HEAD" and exc.code in (403, 405, 501):
+                    continue  # this host answers GET only
+                if exc.code < 500:
+                    return url, None, problem
+                break
+            except (urllib.error.URLError, OSError) as exc:
+                problem = str(getattr(exc, "reason", exc))
+                break
+        time.sleep(attempt + 1)
+    return url, None, problem
+
+
+def downloads(experiment: str, scale: str, data_root: Path, base_url: str | None, corpus_dir: Path,
+              timeout: float = 20.0) -> tuple[Finding, Finding, int]:
+    """(downloads, hand-placed files, total bytes) of an experiment at ``scale``."""
+    from common.models import hub
+    from common.rehearsal.mirror import Listing, populate
+
+    listing = Listing(data_root)
+    models = populate(listing, (experiment,), scale)
+    urls = {name: r.url for name, r in listing.resources.items() if r.revision != MANUAL}
+    manual = [f"{corpus_dir}/manual/{Path(name).name}" for name, r in listing.resources.items()
+              if r.revision == MANUAL]
+    manual += [f"{corpus_dir}/manual/{rel}" for rel in listing.manual_files.get(experiment, [])]
+    for name in models:
+        m = hub.model(name)
+        urls.update({f"{m.folder}/{f}": m.url(f) for f in m.files})
+    with ThreadPoolExecutor(16) as pool:
+        answers = list(pool.map(lambda u: _head(dl._rebase(u, base_url), timeout), urls.values()))
+    bad = [f"{name}: {url} ({problem})" for name, (url, _, problem) in zip(urls, answers) if problem]
+    total = sum(size or 0 for _, size, _ in answers)
+    absent = [p for p in dict.fromkeys(manual) if not Path(p).exists()]
+    return (Finding("downloads", not bad, f"{len(urls) - len(bad)} of {len(urls)} URLs answer "
+                    f"({total / 1e9:.1f} GB)" + (f" via {base_url}" if base_url else ""), bad),
+            Finding("files placed by hand", not absent, f"{len(manual) - len(absent)} of {len(manual)} present "
+                    f"under {corpus_dir}/manual", absent),
+            total)
+
+
+def imports(experiment: str) -> Finding:
+    modules = IMPORTS + PAPER_IMPORTS.get(experiment, []) + (
+        [f"papers.{experiment}.train", f"papers.{experiment}.report"] if experiment != LEADERBOARD else [])
+    missing = []
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # noqa: BLE001 -- any failure to import is what this check reports
+            missing.append(f"{name}: {type(exc).__name__}: {exc}")
+    return Finding("imports", not missing, f"{len(modules) - len(missing)} of {len(modules)} modules import", missing)
+
+
+def cluster_nodes() -> list[dict] | None:
+    """Slurm's nodes (GPUs from GRES, memory in MB), or None without ``sinfo``."""
+    if not shutil.which("sinfo"):
+        return None
+    out = subprocess.run(["sinfo", "-N", "-h", "-o", "%N|%G|%m"], capture_output=True, text=True, timeout=60)
+    nodes = []
+    for line in out.stdout.splitlines():
+        name, gres, mem = line.split("|")
+        gpus = sum(int(part.split(":")[-1].split("(")[0]) for part in gres.split(",")
+                   if part.startswith("gpu") and part.split(":")[-1].split("(")[0].isdigit())
+        nodes.append({"name": name, "gres": gres, "gpus": gpus, "mem_mb": int(mem.rstrip("+") or 0)})
+    return nodes
+
+
+def local_node() -> dict:
+    import torch
+
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    name = torch.cuda.get_device_name(0) if gpus else "cpu"
+    return {"name": "this machine", "gres": name, "gpus": gpus,
+            "mem_mb": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20}
+
+
+def gpus(cfg: dict, nodes: list[dict], kind: str | None) -> Finding:
+    need = max(int(cfg["training"].get("gpus", 0)), int(cfg.get("nmt", {}).get("recipe", {}).get("gpus", 0)))
+    fit = [n for n in nodes if n["gpus"] >= need and (not kind or kind.lower() in n["gres"].lower())]
+    best = max((n["gpus"] for n in nodes), default=0)
+    summary = f"jobs ask for {need} GPU(s) per node" + (f" of kind {kind}" if kind else "") + \
+        f"; {len(fit)} of {len(nodes)} node(s) have them (most on one node: {best})"
+    return Finding("GPUs", bool(fit) or need == 0, summary, [] if fit or need == 0 else
+                   [f"{n['name']}: {n['gres'] or 'no GRES'}" for n in nodes])
+
+
+def memory(cfg: dict, nodes: list[dict]) -> Finding:
+    largest = max((n["mem_mb"] for n in nodes), default=0)
+    over = [f"{stage}: mem_mb {r['mem_mb']} > {largest} (largest node)"
+            for stage, r in cfg.get("resources", {}).items() if r.get("mem_mb", 0) > largest]
+    return Finding("memory", not over, f"every stage's mem_mb fits {largest} MB" if not over else
+                   "some stages ask for more memory than any node has", over)
+
+
+def disk(cfg: dict, runs: int, download_bytes: int, weight_bytes: int, roots: list[Path]) -> Finding:
+    keep = int(cfg["training"].get("keep_checkpoints", 2))
+    need = 3 * download_bytes + runs * weight_bytes * (3 * keep + 1)
+    free = {str(r): shutil.disk_usage(_existing(r)).free for r in roots}
+    short = [f"{r}: {f / 1e9:.0f} GB free" for r, f in free.items() if f < need]
+    return Finding("disk", not short, f"needs about {need / 1e9:.0f} GB ({runs} runs x checkpoints of "
+                   f"{weight_bytes / 1e9:.2f} GB weights x (3 x {keep} + 1), downloads x 3); free: "
+                   + ", ".join(f"{r} {f / 1e9:.0f} GB" for r, f in free.items()), short)
+
+
+def _existing(path: Path) -> Path:
+    while not path.exists():
+        path = path.parent
+    return path
+
+
+def _weight_bytes(cfg: dict, base_url: str | None) -> int:
+    """The largest pinned weights file the experiment loads (its size from a HEAD request)."""
+    from common.models import hub
+
+    sizes = []
+    for name in hub.models_of(cfg):
+        m = hub.model(name)
+        for f in m.files:
+            if f.endswith((".safetensors", ".bin")):
+                sizes.append(_head(dl._rebase(m.url(f), base_url), 20.0)[1] or 0)
+    return max(sizes, default=0)
+
+
+def count_runs(experiment: str, cfg: dict) -> int:
+    """Training runs of an experiment (its run registry)."""
+    module = "common.leaderboard.methods" if experiment == LEADERBOARD else f"papers.{experiment}.runs"
+    return len(list(importlib.import_module(module).registry(cfg)))
+
+
+def run(experiment: str, scale: str, data_root: Path, results_root: Path, cache_root: Path, base_url: str | None,
+        gpu_kind: str | None, runs: int | None = None) -> list[Finding]:
+    if scale not in PAPER_SCALES:
+        raise SystemExit(f"preflight checks the paper scale (and its rehearsal), not {scale!r}")
+    cfg = load_config(experiment, scale)
+    corpus_dir = results_root / scale / experiment / "corpus"
+    found_downloads, found_manual, total = downloads(experiment, scale, data_root, base_url, corpus_dir)
+    nodes = cluster_nodes() or [local_node()]
+    runs = runs if runs is not None else count_runs(experiment, cfg)
+    return [found_downloads, found_manual, imports(experiment), gpus(cfg, nodes, gpu_kind), memory(cfg, nodes),
+            disk(cfg, runs, total, _weight_bytes(cfg, base_url), [results_root, cache_root])]
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m common.workflow.preflight", description=__doc__.split("\n\n")[0])
+    p.add_argument("--experiment", required=True, nargs="+", help="one or more experiments")
+    p.add_argument("--scale", default="paper")
+    p.add_argument("--data-root", default="../shared/data")
+    p.add_argument("--results-root", default="results")
+    p.add_argument("--cache-root", default="cache")
+    p.add_argument("--base-url", default=None, help="a site mirror of every download host (download_base_url)")
+    p.add_argument("--mirror", default=None, help="a rehearsal mirror folder, served for the check")
+    p.add_argument("--runs", type=int, default=None, help="training runs (default: the paper's run registry)")
+    p.add_argument("--gpu-kind", default=None, help="e.g. a100 or h100: must appear in the nodes' GPU GRES")
+    p.add_argument("--out", default=None, help="the JSON report (default: <results>/<scale>/<exp>/preflight.json)")
+    a = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    from common.rehearsal.mirror import serving
+
+    ok = True
+    for experiment in a.experiment:
+        with serving(a.mirror, a.base_url) as (base_url, _pins):
+            findings = run(experiment, a.scale, Path(a.data_root), Path(a.results_root), Path(a.cache_root), base_url,
+                           a.gpu_kind, a.runs)
+        log.info("preflight of %s at scale %s:", experiment, a.scale)
+        for f in findings:
+            log.info("  %-22s %s  %s", f.check, "ok     " if f.ok else "MISSING", f.summary)
+            for m in f.missing[:50]:
+                log.info("%26s- %s", "", m)
+            if len(f.missing) > 50:
+                log.info("%26s... and %d more", "", len(f.missing) - 50)
+        out = Path(a.out or Path(a.results_root) / a.scale / experiment / "preflight.json")
+        write_json(out, {"experiment": experiment, "scale": a.scale, "ok": all(f.ok for f in findings),
+                         "findings": [asdict(f) for f in findings]})
+        ok &= all(f.ok for f in findings)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

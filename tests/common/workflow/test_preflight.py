@@ -1,0 +1,71 @@
+"""Preflight (issue 31, 1j): what a paper-scale submission would miss, found before it is submitted."""
+import json
+
+import pytest
+
+from common.rehearsal.mirror import Listing, populate
+from common.rehearsal.server import MirrorServer
+from common.workflow import preflight as pf
+from tests.conftest import DATA_ROOT
+
+needs_data = pytest.mark.skipif(not (DATA_ROOT / "INDEX.md").exists(), reason="shared data not found")
+
+
+def test_head_answers_sizes_retries_a_503_and_names_a_404(tmp_path):
+    f = tmp_path / "www" / "example.org" / "a.bin"
+    f.parent.mkdir(parents=True)
+    f.write_bytes(b"x" * 1234)
+    with MirrorServer(tmp_path / "www", {"/example.org/a.bin": "503"}) as s:
+        assert pf._head(f"{s.url}/example.org/a.bin", 5) == (f"{s.url}/example.org/a.bin", 1234, None)
+        assert s.fired  # the 503 was answered once, then asked again
+        assert pf._head(f"{s.url}/example.org/b.bin", 5)[2] == "HTTP 404"
+
+
+@needs_data
+def test_the_paper_download_list_is_the_corpus_preps():
+    """The listing enumerates the paper config's downloads, not the rehearsal's cut: all of DAP's Tatoeba
+    languages and OPUS corpora, the pinned checkpoints' files, and HICTL's hand-placed archives."""
+    paper, rehearsal = Listing(DATA_ROOT), Listing(DATA_ROOT)
+    models = populate(paper, ("dap",), "paper")
+    populate(rehearsal, ("dap",), "rehearsal")
+    assert models == ["bert-base-multilingual-cased", "xlm-roberta-base"]
+    tatoeba = [n for n in paper.resources if n.startswith("tatoeba")]
+    assert len(tatoeba) == 2 * 36 and len(paper.resources) > 3 * len(rehearsal.resources)  # XTREME's 36 languages
+    hictl = Listing(DATA_ROOT)
+    populate(hictl, ("hictl",), "paper")
+    assert sum(r.revision == pf.MANUAL for r in hictl.resources.values()) + len(hictl.manual_files["hictl"]) > 10
+
+
+def test_gpus_memory_and_disk_findings(tmp_path):
+    cfg = {"training": {"gpus": 8, "keep_checkpoints": 2}, "resources": {"train": {"mem_mb": 256000}}}
+    nodes = [{"name": "n1", "gres": "gpu:a100:4", "gpus": 4, "mem_mb": 500000},
+             {"name": "n2", "gres": "gpu:a100:8(S:0-1)", "gpus": 8, "mem_mb": 128000}]
+    assert pf.gpus(cfg, nodes, None).ok and pf.gpus(cfg, nodes, "a100").ok
+    assert not pf.gpus(cfg, nodes, "h100").ok and not pf.gpus(cfg, nodes[:1], None).ok
+    assert pf.memory(cfg, nodes).ok and not pf.memory(cfg, nodes[1:]).ok
+    small = pf.disk(cfg, runs=2, download_bytes=10**9, weight_bytes=10**9, roots=[tmp_path])
+    huge = pf.disk(cfg, runs=10**6, download_bytes=10**9, weight_bytes=10**9, roots=[tmp_path])
+    assert small.ok and not huge.ok and "3 x 2 + 1" in small.summary  # 2 runs x 1 GB x 7 + 3 GB
+
+
+@needs_data
+def test_preflight_against_the_rehearsal_mirror(tmp_path):
+    """Every download of DAP's rehearsal answers through the mirror (a 503 and cut connections on the way); with one
+    file gone from the mirror the preflight fails and names it."""
+    from common.rehearsal.mirror import build
+
+    mirror = tmp_path / "mirror"
+    build(mirror, DATA_ROOT, ("dap",))
+    args = ["--experiment", "dap", "--scale", "rehearsal", "--data-root", str(DATA_ROOT), "--mirror", str(mirror),
+            "--results-root", str(tmp_path / "results"), "--cache-root", str(tmp_path / "cache")]
+    assert pf.main(args) == 0
+    report = json.loads((tmp_path / "results" / "rehearsal" / "dap" / "preflight.json").read_text())
+    assert report["ok"] and [f["check"] for f in report["findings"]] == [
+        "downloads", "files placed by hand", "imports", "GPUs", "memory", "disk"]
+    gone = next((mirror / "www" / "dl.fbaipublicfiles.com").rglob("XNLI-1.0.zip"))
+    gone.unlink()
+    assert pf.main(args) == 1
+    report = json.loads((tmp_path / "results" / "rehearsal" / "dap" / "preflight.json").read_text())
+    downloads = report["findings"][0]
+    assert not downloads["ok"] and len(downloads["missing"]) == 1
+    assert "XNLI-1.0.zip (HTTP 404)" in downloads["missing"][0]

@@ -1,0 +1,134 @@
+"""The rehearsal of the paper scale (issue 31, part 2), through the GPU acceptance script's CPU fallback
+(``scripts/gpu_acceptance.sh --device cpu``, part 3), which runs
+
+    snakemake papers/dap/all papers/moco/all papers/vmsst/all papers/hictl/all --config scale=rehearsal --cores 2
+
+once for the session: every paper's paper config with tiny widths and corpora, downloads from the local mirror
+(one 503 and cut connections on the way), the pinned checkpoints' code paths (tiny random ones in the Hub's
+formats), 2 gloo ranks through our launcher with ZeRO as configured and bf16, a time limit rehearsed in the
+middle of one run per paper (checkpoint, exit 75, Snakemake's retry resumes), HICTL's fairseq NMT with the paper's
+flags, and every table and figure rule. Then the tests read what it left."""
+import csv
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from common.config import load_config
+from tests.conftest import DATA_ROOT, ROOT
+
+PAPERS = ("dap", "moco", "vmsst", "hictl")
+pytestmark = pytest.mark.skipif(not (DATA_ROOT / "INDEX.md").exists(), reason="shared data not found")
+
+
+@pytest.fixture(scope="session")
+def acceptance(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("acceptance")
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "gpu_acceptance.sh"), "--device", "cpu", "--cores", "2",
+                           "--data-root", str(DATA_ROOT), "--workdir", str(root / "work"), "--out", str(root / "out")],
+                          capture_output=True, text=True, timeout=2700, env={**__import__("os").environ,
+                                                                             "PYTHON": sys.executable})
+    if not (root / "out" / "acceptance.json").exists():
+        raise AssertionError(f"gpu_acceptance.sh wrote no report:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return root
+
+
+@pytest.fixture(scope="session")
+def rehearsal(acceptance) -> Path:
+    return acceptance / "work" / "rehearsal"
+
+
+def checks(acceptance: Path) -> dict[str, dict]:
+    return {c["name"]: c for c in json.loads((acceptance / "out" / "acceptance.json").read_text())["checks"]}
+
+
+def test_cpu_fallback_of_the_gpu_acceptance_passes(acceptance):
+    found = checks(acceptance)
+    failed = {name: c["log"][-2000:] for name, c in found.items() if not c["passed"]}
+    assert not failed, failed
+    assert set(found) == {"trainer bf16", "trainer fp16", "rehearsal, 2 gloo ranks",
+                          "MFU benchmark (scripts/bench_mfu.py)"}
+    for precision in ("bf16", "fp16"):
+        d = found[f"trainer {precision}"]["details"]
+        assert d["resume_equal"] and d["stopped_at"] == 4 and d["weights"] == ["torch.float32"]
+    readme = (acceptance / "out" / "README.md").read_text()
+    assert "**All checks passed.**" in readme and "| rehearsal, 2 gloo ranks | passed |" in readme
+    rehearsal = found["rehearsal, 2 gloo ranks"]["details"]
+    assert all(rehearsal[p]["training_runs"] > 0 and rehearsal[p]["tables"] > 0 for p in PAPERS)
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_every_table_and_figure_of_the_paper(rehearsal, paper):
+    """The report rules wrote the same tables and figures as at mini scale (committed), none of them empty."""
+    out = rehearsal / "figures" / paper / "rehearsal"
+    mini = ROOT / "figures" / paper / "mini"
+    names = lambda d: {p.relative_to(d).as_posix() for p in d.rglob("*") if p.suffix in (".csv", ".png", ".md")}
+    assert names(out) >= names(mini) - {"README.md"}, names(mini) - names(out)
+    for table in out.rglob("*.csv"):
+        assert len(list(csv.reader(table.read_text().splitlines()))) > 1, table
+    manifest = (rehearsal / "papers" / paper / "all").read_text()
+    assert f"{paper} artifacts, scale rehearsal" in manifest
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_two_ranks_zero_and_bf16_as_the_paper_config_says(rehearsal, paper):
+    cfg = load_config(paper, "paper")["training"]
+    runs = list((rehearsal / "results" / "rehearsal" / paper / "models").glob("*/*/seed*/training_args.json"))
+    assert runs
+    for path in runs:
+        saved = json.loads(path.read_text())
+        args = saved["training_arguments"]
+        assert saved["world_size"] == 2, path
+        assert args["precision"] == cfg["precision"] == "bf16"
+        assert args["zero_stage"] == cfg.get("zero_stage", 0), path
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_the_rehearsed_time_limit_checkpoints_exits_and_resumes(rehearsal, paper):
+    """One run per paper stops after step 4 as at a job's time limit (checkpoint, exit status 75); Snakemake's retry
+    starts it again and it resumes from that checkpoint to the end."""
+    limit = load_config(paper, "rehearsal")["training"]["rehearse_time_limit"]
+    init, method = limit["run"].split("/")
+    log = (rehearsal / "logs" / "rehearsal" / paper / "train" / init / method / "seed1.log").read_text()
+    assert f"resumed from step {limit['at']}" in log
+    run = rehearsal / "results" / "rehearsal" / paper / "models" / init / method / "seed1"
+    steps = [json.loads(line)["step"] for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert steps == sorted(set(steps)) and steps[-1] == load_config(paper, "rehearsal")["training"]["max_steps"]
+    assert list((run / "tensorboard").glob("events.out.tfevents.*"))  # TensorBoard beside metrics.jsonl
+
+
+def test_downloads_recovered_from_the_mirrors_faults(rehearsal):
+    logs = {p.name: p.read_text() for p in (rehearsal / "logs").rglob("*.log")}
+    text = "\n".join(logs.values())
+    assert re.search(r"HTTP 503, retrying \(1/3\)", text)
+    assert re.search(r"resumed at byte \d+", text)
+    fired = re.findall(r"mirror faults that fired \(and were recovered from\): (.*)", text)
+    assert any("'503'" in f for f in fired) and any("'cut'" in f for f in fired)
+    # the pinned checkpoints were fetched once into the shared cache, each folder complete
+    done = list((rehearsal / "cache" / "models").glob("*/done.json"))
+    assert len(done) == 5
+
+
+def test_hictl_nmt_ran_with_the_papers_flags(rehearsal):
+    """The NMT stages reach the paper's tokens per update with ``--update-freq`` on fewer processes (1g), and each
+    run's done.json records the batch it ran with (the NMT tables say it)."""
+    nmt = rehearsal / "results" / "rehearsal" / "hictl" / "nmt"
+    done = [json.loads(p.read_text()) for p in nmt.rglob("done.json")]
+    batches = [d["batch"] for d in done if "batch" in d]
+    planned = load_config("hictl", "rehearsal")["nmt"]["recipe"]["tokens_per_update"]
+    assert len(batches) >= 3
+    for b in batches:
+        assert b["update_freq"] > 1 and b["planned_tokens_per_update"] == planned
+        assert b["tokens_per_update"] == b["max_tokens"] * b["update_freq"] * b["processes"] == planned
+    logs = "\n".join(p.read_text() for p in rehearsal.rglob("*.log") if "nmt" in p.as_posix())
+    assert "--update-freq 4" in logs
+
+
+def test_a_second_run_has_nothing_to_do(rehearsal):
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(rehearsal),
+                           *[f"papers/{p}/all" for p in PAPERS], "-n", "--config", "scale=rehearsal",
+                           f"data_root={DATA_ROOT}"], capture_output=True, text=True, timeout=600)
+    assert "Nothing to be done" in proc.stdout + proc.stderr, proc.stdout[-3000:]
