@@ -16,9 +16,10 @@ weights and replaces each block's cross-attention with the latent input.
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 from torch.utils.checkpoint import checkpoint
+
+from common.losses.token_nll import chunked_token_nll, token_nll
 
 
 class LatentDecoderLayer(nn.Module):
@@ -42,11 +43,6 @@ class LatentDecoderLayer(nn.Module):
         return self.norms[2](x + self.dropout(self.ffn(x)))
 
 
-def token_nll(out: nn.Module, features: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """-log p(target) per token: the vocabulary projection of (N, F) features, log-softmax in fp32. (N,)"""
-    return F.cross_entropy(out(features).float(), targets, reduction="none")
-
-
 _compiled_token_nll = None
 
 
@@ -62,10 +58,12 @@ def compiled_token_nll():
 
 class LatentOutput(nn.Module):
     """The output side both decoders share: :meth:`features` gives [hidden; z_l; z_sem] per target position;
-    ``out`` maps it to the vocabulary. ``compile_loss`` runs the projection and loss compiled."""
+    ``out`` maps it to the vocabulary. ``compile_loss`` runs the projection and loss compiled; ``loss_chunk``
+    (tokens) bounds the logits alive at once (:mod:`common.losses.token_nll`: the paper scale's 250k vocabulary)."""
 
     out: nn.Module
     compile_loss: bool = False
+    loss_chunk: int = 0
 
     def features(self, targets: torch.Tensor, target_mask: torch.Tensor, lang: torch.Tensor,
                  z_sem: torch.Tensor, z_lang: torch.Tensor) -> torch.Tensor:  # pragma: no cover - interface
@@ -82,7 +80,10 @@ class LatentOutput(nn.Module):
         runs on the real target positions only (padding never reaches the 3d x V matrix)."""
         real = target_mask.bool()  # (B, T)
         features = self.features(targets, target_mask, lang, z_sem, z_lang)[real]  # (N, d + 2k)
-        nll = (compiled_token_nll() if self.compile_loss else token_nll)(self.out, features, targets[real])  # (N,)
+        if self.loss_chunk > 0:
+            nll = chunked_token_nll(self.out, features, targets[real], self.loss_chunk)  # (N,)
+        else:
+            nll = (compiled_token_nll() if self.compile_loss else token_nll)(self.out, features, targets[real])
         rows = real.nonzero()[:, 0]  # (N,) the sentence of each real token
         return torch.zeros(targets.shape[0], dtype=nll.dtype, device=nll.device).index_add(0, rows, nll)
 

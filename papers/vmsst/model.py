@@ -60,6 +60,7 @@ class Settings:
     decoder_layers: int = 1
     factored: bool = False
     compile_loss: bool = False  # the decoder's vocabulary projection + loss through torch.compile (speed only)
+    loss_chunk_tokens: int = 0  # > 0: the decoder loss in chunks of this many tokens (memory; same values)
 
 
 class InferenceNetwork(nn.Module):
@@ -155,6 +156,7 @@ class VMSST(nn.Module):
                         dropout, settings.decoder_language_embeddings, settings.factored))
         for dec in self.decoders:
             dec.compile_loss = settings.compile_loss
+            dec.loss_chunk = settings.loss_chunk_tokens
         self.step = 0  # set by the trainer before every step (on_step): the KL annealing schedule
 
     def on_step(self, step: int) -> None:

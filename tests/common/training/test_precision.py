@@ -104,3 +104,19 @@ def test_adafactor_under_the_trainer_equals_plain_adafactor(tmp_path):
     # the factored state of a matrix, not a flat vector: row and column statistics
     state = trainer.engine.optimizer.state[trainer.unwrap().a.weight]
     assert state["row_var"].shape == (8, 1) and state["col_var"].shape == (1, 6)
+
+
+def test_deepspeeds_fairseq_probe_is_answered_without_importing_fairseq():
+    """DeepSpeed's sanity check imports fairseq's optimizer module when fairseq is installed (3.2 s per rank);
+    inside the trainer's guard that import fails fast, and the guard leaves sys.modules as it was."""
+    import sys
+
+    from common.training.trainer import no_fairseq_optimizer_probe
+
+    name = "fairseq.optim.fairseq_optimizer"
+    loaded = name in sys.modules
+    with no_fairseq_optimizer_probe():
+        if not loaded:
+            with pytest.raises(ImportError):
+                from fairseq.optim.fairseq_optimizer import FairseqOptimizer  # noqa: F401
+    assert (name in sys.modules) == loaded and sys.modules.get(name, 0) is not None
