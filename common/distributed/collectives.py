@@ -72,24 +72,25 @@ def gather_no_grad(x: torch.Tensor) -> torch.Tensor:
     return torch.cat(parts, dim=0)
 
 
-@torch.no_grad()
-def mean_over_ranks(x: torch.Tensor) -> torch.Tensor:
-    """The element-wise mean of ``x`` over ranks, on ``x``'s device (in place on a copy; one all-reduce)."""
+def _all_reduce(x: torch.Tensor, op: dist.ReduceOp) -> torch.Tensor:
+    """``op`` of ``x`` over ranks, on ``x``'s device, into a copy (``x`` itself at world size 1)."""
     if world_size() == 1:
         return x
     out = x.clone()
-    dist.all_reduce(out, op=dist.ReduceOp.SUM)
-    return out / world_size()
+    dist.all_reduce(out, op=op)
+    return out
+
+
+@torch.no_grad()
+def mean_over_ranks(x: torch.Tensor) -> torch.Tensor:
+    """The element-wise mean of ``x`` over ranks, on ``x``'s device (one all-reduce)."""
+    return _all_reduce(x, dist.ReduceOp.SUM) / world_size()
 
 
 @torch.no_grad()
 def max_over_ranks(x: torch.Tensor) -> torch.Tensor:
     """The element-wise maximum of ``x`` over ranks, on ``x``'s device (e.g. "does any rank want to stop?")."""
-    if world_size() == 1:
-        return x
-    out = x.clone()
-    dist.all_reduce(out, op=dist.ReduceOp.MAX)
-    return out
+    return _all_reduce(x, dist.ReduceOp.MAX)
 
 
 def all_gather_object(obj: Any) -> list[Any]:

@@ -41,8 +41,9 @@ def ensure_process_group_env(env: MutableMapping[str, str] | None = None) -> str
     * ``srun`` -- one task per GPU (``srun --ntasks-per-node=G python -m ...``): rank, world size and
       local rank from SLURM_PROCID / SLURM_NTASKS / SLURM_LOCALID, the master on the first node of
       the job, its port derived from the job id (every task computes the same one);
-    * nothing -- one process; a free port is picked so that parallel single-process jobs (several
-      Snakemake jobs on one machine) never collide.
+    * nothing -- one process: MASTER_PORT 0, so its store binds a port the OS assigns at that moment (a port
+      picked free beforehand can be taken in between by another job's connection: EADDRINUSE, seen once in CI
+      with parallel single-process Snakemake jobs).
     """
     env = os.environ if env is None else env
     if "WORLD_SIZE" in env and "RANK" in env:
@@ -53,8 +54,7 @@ def ensure_process_group_env(env: MutableMapping[str, str] | None = None) -> str
                     "MASTER_ADDR": env.get("MASTER_ADDR") or first_slurm_host(env["SLURM_JOB_NODELIST"]),
                     "MASTER_PORT": env.get("MASTER_PORT") or str(slurm_port(env.get("SLURM_JOB_ID", "0")))})
         return "srun"
-    env.update({"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1",
-                "MASTER_PORT": str(free_port())})
+    env.update({"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "0"})
     return "single"
 
 

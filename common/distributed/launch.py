@@ -2,9 +2,12 @@
 
     OMP_NUM_THREADS=8 python -m common.distributed.launch --nproc 8 -m papers.dap.train --scale paper ...
 
-Each child gets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR (127.0.0.1) and a free MASTER_PORT (parallel jobs on
-one machine never collide), the variables DeepSpeed's ``init_distributed`` reads, and the launcher's
-OMP_NUM_THREADS (threads per rank). Several nodes start their ranks with ``srun`` instead
+Each child gets RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR (127.0.0.1) and MASTER_PORT, the variables DeepSpeed's
+``init_distributed`` reads, and the launcher's OMP_NUM_THREADS (threads per rank). The launcher itself hosts the
+rendezvous store on a port the OS picks when the store binds it (``TCPStore`` on port 0), and every rank connects
+to it as a client (``TORCHELASTIC_USE_AGENT_STORE``, as under torchrun's agent): a port picked free and bound
+later by rank 0 was taken in between by another job's connection once in a CI run (EADDRINUSE), so parallel jobs
+on one machine could collide. Several nodes start their ranks with ``srun`` instead
 (:mod:`common.workflow.launch`).
 
 Why not DeepSpeed's launcher (or torchrun): SIGTERM (Slurm's preemption, ``scancel``) and SIGUSR1 reach this
@@ -24,7 +27,6 @@ import subprocess
 import sys
 import time
 
-from common.distributed.env import free_port
 
 log = logging.getLogger("common.distributed.launch")
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1)
@@ -33,12 +35,20 @@ FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1)
 def child_env(env: dict[str, str], rank: int, nproc: int, port: int) -> dict[str, str]:
     return {**env, "RANK": str(rank), "LOCAL_RANK": str(rank), "LOCAL_WORLD_SIZE": str(nproc),
             "WORLD_SIZE": str(nproc), "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port),
-            "XLING_LAUNCHER": "launch"}
+            "TORCHELASTIC_USE_AGENT_STORE": "True", "XLING_LAUNCHER": "launch"}
+
+
+def rendezvous_store():
+    """The job's rendezvous store, hosted by the launcher on a port the OS assigns as it binds (no race)."""
+    from torch.distributed import TCPStore
+
+    return TCPStore("127.0.0.1", 0, is_master=True, wait_for_workers=False)
 
 
 def run(nproc: int, command: list[str], grace: float = 30.0, env: dict[str, str] | None = None) -> int:
     env = dict(os.environ if env is None else env)
-    port = free_port()
+    store = rendezvous_store()  # alive until the ranks are done
+    port = store.port
     log.info("%d ranks, master 127.0.0.1:%d", nproc, port)
     children = [subprocess.Popen([sys.executable, *command], env=child_env(env, i, nproc, port)) for i in range(nproc)]
 

@@ -3,14 +3,13 @@
 import functools
 import hashlib
 import http.server
-import io
-import tarfile
 import threading
 import urllib.parse
-import zipfile
 from pathlib import Path
 
 import pytest
+
+from common.rehearsal.mirror import tar_bytes, zip_bytes
 
 
 @pytest.fixture
@@ -34,21 +33,10 @@ def serve(root: Path, url: str, data: bytes) -> str:
 
 
 def _zip(members: dict[str, str]) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as z:
-        for name, text in members.items():
-            z.writestr(name, text)
-    return buf.getvalue()
+    return zip_bytes(members)
 
 
 def _tar_bz2(members: dict[str, str | bytes], mode: str = "w:bz2") -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode=mode) as t:
-        for name, text in members.items():
-            data = text.encode() if isinstance(text, str) else text
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            t.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
+    return tar_bytes(members, mode)
 
 

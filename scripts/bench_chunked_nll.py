@@ -1,0 +1,77 @@
+"""Peak memory of VMSST's decoder loss over mT5's vocabulary: plain vs chunked (common/losses/token_nll.py).
+
+One forward and backward of the token cross-entropy of ``--tokens`` target tokens through a ``--features`` x
+``--vocab`` output projection, each variant in a fresh process (its peak resident memory, ``ru_maxrss``, is the
+figure), fp32 on the CPU; plus the extra time the recomputation costs.
+
+    python scripts/bench_chunked_nll.py --tokens 2048 --vocab 250112 --chunks 0 2048 512 --out figures/bench/...
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def child(tokens: int, features: int, vocab: int, chunk: int) -> dict:
+    import torch
+    from torch import nn
+
+    from common.losses.token_nll import chunked_token_nll
+
+    torch.manual_seed(0)
+    out = nn.Linear(features, vocab)
+    x = torch.randn(tokens, features, requires_grad=True)
+    t = torch.randint(0, vocab, (tokens,))
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.perf_counter()
+    loss = chunked_token_nll(out, x, t, chunk).sum()
+    loss.backward()
+    seconds = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"chunk": chunk, "loss": loss.item(), "seconds": round(seconds, 2), "peak_rss_mb": round(peak / 1024),
+            "peak_above_setup_mb": round((peak - base) / 1024)}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--tokens", type=int, default=2048)
+    p.add_argument("--features", type=int, default=512)
+    p.add_argument("--vocab", type=int, default=250112)
+    p.add_argument("--chunks", type=int, nargs="+", default=[0, 2048, 512])
+    p.add_argument("--out", default=None, help="write the figures here (.json and .md)")
+    p.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    a = p.parse_args()
+    if a.child is not None:
+        print(json.dumps(child(a.tokens, a.features, a.vocab, a.child)))
+        return
+    rows = []
+    for chunk in a.chunks:
+        proc = subprocess.run([sys.executable, __file__, "--tokens", str(a.tokens), "--features", str(a.features),
+                               "--vocab", str(a.vocab), "--child", str(chunk)], capture_output=True, text=True,
+                              check=True)
+        rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        print(rows[-1], flush=True)
+    plain = rows[0]
+    lines = [f"# Chunked token cross-entropy: {a.tokens} tokens, {a.features} features, vocabulary {a.vocab} (fp32, "
+             "CPU)", "", "Written by `scripts/bench_chunked_nll.py`; each row a fresh process, forward + backward.", "",
+             "| chunk (tokens) | loss | peak RSS above setup (MB) | vs plain | seconds | vs plain |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['chunk'] or 'plain'} | {r['loss']:.2f} | {r['peak_above_setup_mb']} | "
+                     f"{r['peak_above_setup_mb'] / plain['peak_above_setup_mb']:.2f} | {r['seconds']} | "
+                     f"{r['seconds'] / plain['seconds']:.2f} |")
+    print("\n".join(lines))
+    if a.out:
+        out = Path(a.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.with_suffix(".json").write_text(json.dumps({"args": vars(a), "rows": rows}, indent=2) + "\n")
+        out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
