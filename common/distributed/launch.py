@@ -27,7 +27,6 @@ import subprocess
 import sys
 import time
 
-
 log = logging.getLogger("common.distributed.launch")
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1)
 
