@@ -81,18 +81,17 @@ def _head(url: str, timeout: float, tries: int = 3) -> tuple[str, int | None, st
     return url, None, problem
 
 
-def downloads(experiment: str, scale: str, data_root: Path, base_url: str | None, corpus_dir: Path,
+def downloads(experiment: str, scale: str, data_root: Path, base_url: str | None, manual_dir: Path,
               timeout: float = 20.0) -> tuple[Finding, Finding, int]:
-    """(downloads, hand-placed files, total bytes) of an experiment at ``scale``."""
+    """(downloads, hand-placed files under ``manual_dir``, total bytes) of an experiment at ``scale``."""
     from common.models import hub
     from common.rehearsal.mirror import Listing, populate
 
     listing = Listing(data_root)
     models = populate(listing, (experiment,), scale)
     urls = {name: r.url for name, r in listing.resources.items() if r.revision != MANUAL}
-    manual = [f"{corpus_dir}/manual/{Path(name).name}" for name, r in listing.resources.items()
-              if r.revision == MANUAL]
-    manual += [f"{corpus_dir}/manual/{rel}" for rel in listing.manual_files.get(experiment, [])]
+    manual = [f"{manual_dir}/{Path(name).name}" for name, r in listing.resources.items() if r.revision == MANUAL]
+    manual += [f"{manual_dir}/{rel}" for rel in listing.manual_files.get(experiment, [])]
     for name in models:
         m = hub.model(name)
         urls.update({f"{m.folder}/{f}": m.url(f) for f in m.files})
@@ -104,7 +103,7 @@ def downloads(experiment: str, scale: str, data_root: Path, base_url: str | None
     return (Finding("downloads", not bad, f"{len(urls) - len(bad)} of {len(urls)} URLs answer "
                     f"({total / 1e9:.1f} GB)" + (f" via {base_url}" if base_url else ""), bad),
             Finding("files placed by hand", not absent, f"{len(manual) - len(absent)} of {len(manual)} present "
-                    f"under {corpus_dir}/manual", absent),
+                    f"under {manual_dir}", absent),
             total)
 
 
@@ -125,6 +124,8 @@ def cluster_nodes() -> list[dict] | None:
     if not shutil.which("sinfo"):
         return None
     out = subprocess.run(["sinfo", "-N", "-h", "-o", "%N|%G|%m"], capture_output=True, text=True, timeout=60)
+    if out.returncode != 0:  # installed, but no controller answers: not a cluster to check against
+        return None
     nodes = []
     for line in out.stdout.splitlines():
         name, gres, mem = line.split("|")
@@ -143,8 +144,11 @@ def local_node() -> dict:
             "mem_mb": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20}
 
 
-def gpus(cfg: dict, nodes: list[dict], kind: str | None) -> Finding:
+def gpus(cfg: dict, nodes: list[dict], kind: str | None, cpu_ranks: bool = False) -> Finding:
+    """Some node has the GPUs a job asks for; ``cpu_ranks`` (the rehearsal): without GPUs the ranks run on the CPU."""
     need = max(int(cfg["training"].get("gpus", 0)), int(cfg.get("nmt", {}).get("recipe", {}).get("gpus", 0)))
+    if cpu_ranks and not any(n["gpus"] for n in nodes):
+        return Finding("GPUs", True, f"no GPU: the rehearsal's {need} ranks per job run on the CPU (gloo)")
     fit = [n for n in nodes if n["gpus"] >= need and (not kind or kind.lower() in n["gres"].lower())]
     best = max((n["gpus"] for n in nodes), default=0)
     summary = f"jobs ask for {need} GPU(s) per node" + (f" of kind {kind}" if kind else "") + \
@@ -197,15 +201,17 @@ def count_runs(experiment: str, cfg: dict) -> int:
 
 
 def run(experiment: str, scale: str, data_root: Path, results_root: Path, cache_root: Path, base_url: str | None,
-        gpu_kind: str | None, runs: int | None = None) -> list[Finding]:
+        gpu_kind: str | None, runs: int | None = None, mirror: Path | None = None) -> list[Finding]:
     if scale not in PAPER_SCALES:
         raise SystemExit(f"preflight checks the paper scale (and its rehearsal), not {scale!r}")
     cfg = load_config(experiment, scale)
-    corpus_dir = results_root / scale / experiment / "corpus"
-    found_downloads, found_manual, total = downloads(experiment, scale, data_root, base_url, corpus_dir)
+    # the hand-placed files: in the corpus folder at paper scale, in the rehearsal mirror (the corpus rule copies them)
+    manual_dir = mirror / "manual" / experiment if mirror else results_root / scale / experiment / "corpus" / "manual"
+    found_downloads, found_manual, total = downloads(experiment, scale, data_root, base_url, manual_dir)
     nodes = cluster_nodes() or [local_node()]
     runs = runs if runs is not None else count_runs(experiment, cfg)
-    return [found_downloads, found_manual, imports(experiment), gpus(cfg, nodes, gpu_kind), memory(cfg, nodes),
+    return [found_downloads, found_manual, imports(experiment), gpus(cfg, nodes, gpu_kind, scale != "paper"),
+            memory(cfg, nodes),
             disk(cfg, runs, total, _weight_bytes(cfg, base_url), [results_root, cache_root])]
 
 
@@ -229,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     for experiment in a.experiment:
         with serving(a.mirror, a.base_url) as (base_url, _pins):
             findings = run(experiment, a.scale, Path(a.data_root), Path(a.results_root), Path(a.cache_root), base_url,
-                           a.gpu_kind, a.runs)
+                           a.gpu_kind, a.runs, Path(a.mirror) if a.mirror else None)
         log.info("preflight of %s at scale %s:", experiment, a.scale)
         for f in findings:
             log.info("  %-22s %s  %s", f.check, "ok     " if f.ok else "MISSING", f.summary)

@@ -42,6 +42,8 @@ def test_gpus_memory_and_disk_findings(tmp_path):
              {"name": "n2", "gres": "gpu:a100:8(S:0-1)", "gpus": 8, "mem_mb": 128000}]
     assert pf.gpus(cfg, nodes, None).ok and pf.gpus(cfg, nodes, "a100").ok
     assert not pf.gpus(cfg, nodes, "h100").ok and not pf.gpus(cfg, nodes[:1], None).ok
+    cpu = [{"name": "laptop", "gres": "cpu", "gpus": 0, "mem_mb": 16000}]
+    assert pf.gpus(cfg, cpu, None, cpu_ranks=True).ok and not pf.gpus(cfg, cpu, None).ok  # the rehearsal: CPU ranks
     assert pf.memory(cfg, nodes).ok and not pf.memory(cfg, nodes[1:]).ok
     small = pf.disk(cfg, runs=2, download_bytes=10**9, weight_bytes=10**9, roots=[tmp_path])
     huge = pf.disk(cfg, runs=10**6, download_bytes=10**9, weight_bytes=10**9, roots=[tmp_path])
@@ -50,21 +52,24 @@ def test_gpus_memory_and_disk_findings(tmp_path):
 
 @needs_data
 def test_preflight_against_the_rehearsal_mirror(tmp_path):
-    """Every download of DAP's rehearsal answers through the mirror (a 503 and cut connections on the way); with one
-    file gone from the mirror the preflight fails and names it."""
+    """Every download of DAP's rehearsal answers through the mirror (a 503 and cut connections on the way), and
+    MoCo-BERT's hand-placed CWMT files are in it; with one file gone from the mirror the preflight fails and names
+    it."""
     from common.rehearsal.mirror import build
 
     mirror = tmp_path / "mirror"
-    build(mirror, DATA_ROOT, ("dap",))
-    args = ["--experiment", "dap", "--scale", "rehearsal", "--data-root", str(DATA_ROOT), "--mirror", str(mirror),
+    build(mirror, DATA_ROOT, ("dap", "moco"))
+    args = ["--scale", "rehearsal", "--data-root", str(DATA_ROOT), "--mirror", str(mirror),
             "--results-root", str(tmp_path / "results"), "--cache-root", str(tmp_path / "cache")]
-    assert pf.main(args) == 0
+    assert pf.main(["--experiment", "dap", "moco", *args]) == 0
+    report = json.loads((tmp_path / "results" / "rehearsal" / "moco" / "preflight.json").read_text())
+    assert report["findings"][1]["summary"].startswith("6 of 6 present")
     report = json.loads((tmp_path / "results" / "rehearsal" / "dap" / "preflight.json").read_text())
     assert report["ok"] and [f["check"] for f in report["findings"]] == [
         "downloads", "files placed by hand", "imports", "GPUs", "memory", "disk"]
     gone = next((mirror / "www" / "dl.fbaipublicfiles.com").rglob("XNLI-1.0.zip"))
     gone.unlink()
-    assert pf.main(args) == 1
+    assert pf.main(["--experiment", "dap", *args]) == 1
     report = json.loads((tmp_path / "results" / "rehearsal" / "dap" / "preflight.json").read_text())
     downloads = report["findings"][0]
     assert not downloads["ok"] and len(downloads["missing"]) == 1
