@@ -47,6 +47,8 @@ rule preflight:  # every experiment's preflight: `snakemake preflight --config s
         gpu_kind=f"--gpu-kind {config['gpu_kind']}" if config.get("gpu_kind") else "",
     log:
         f"logs/{config['scale']}/preflight.log",
+    benchmark:
+        f"benchmarks/{config['scale']}/preflight.tsv"
     localrule: True
     shell:
         "python -m common.workflow.preflight --experiment dap moco vmsst hictl leaderboard --scale {config[scale]} "

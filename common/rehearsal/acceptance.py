@@ -139,13 +139,14 @@ def trainer_check_isolated(precision: str, work: Path, device: str) -> Check:
 def _training_figures(results: Path) -> dict:
     """Median step time and peak memory over a paper's training runs (their metrics.jsonl)."""
     steps, peaks = [], []
-    for path in results.rglob("models/**/metrics.jsonl"):
+    logs = list(results.rglob("models/**/metrics.jsonl"))
+    for path in logs:
         rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
         rows = [r for r in rows if "elapsed_s" in r]
         steps += [(b["elapsed_s"] - a["elapsed_s"]) / (b["step"] - a["step"])
                   for a, b in zip(rows, rows[1:]) if b["step"] > a["step"] and b["elapsed_s"] > a["elapsed_s"]]
         peaks += [r.get("peak_memory_mb", 0.0) for r in rows]
-    return {"training_runs": len(list(results.rglob("models/**/metrics.jsonl"))),
+    return {"training_runs": len(logs),
             "median_step_ms": round(1000 * statistics.median(steps), 1) if steps else None,
             "peak_memory_mb": max(peaks) if peaks else None}
 

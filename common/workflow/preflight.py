@@ -82,8 +82,9 @@ def _head(url: str, timeout: float, tries: int = 3) -> tuple[str, int | None, st
 
 
 def downloads(experiment: str, scale: str, data_root: Path, base_url: str | None, manual_dir: Path,
-              timeout: float = 20.0) -> tuple[Finding, Finding, int]:
-    """(downloads, hand-placed files under ``manual_dir``, total bytes) of an experiment at ``scale``."""
+              timeout: float = 20.0) -> tuple[Finding, Finding, int, int]:
+    """(downloads, hand-placed files under ``manual_dir``, total bytes, bytes of the largest pinned weights file)
+    of an experiment at ``scale``: one HEAD request per URL."""
     from common.models import hub
     from common.rehearsal.mirror import Listing, populate
 
@@ -92,19 +93,22 @@ def downloads(experiment: str, scale: str, data_root: Path, base_url: str | None
     urls = {name: r.url for name, r in listing.resources.items() if r.revision != MANUAL}
     manual = [f"{manual_dir}/{Path(name).name}" for name, r in listing.resources.items() if r.revision == MANUAL]
     manual += [f"{manual_dir}/{rel}" for rel in listing.manual_files.get(experiment, [])]
+    weights = set()
     for name in models:
         m = hub.model(name)
         urls.update({f"{m.folder}/{f}": m.url(f) for f in m.files})
+        weights.update(f"{m.folder}/{f}" for f in m.files if f.endswith((".safetensors", ".bin")))
     with ThreadPoolExecutor(16) as pool:
         answers = list(pool.map(lambda u: _head(dl._rebase(u, base_url), timeout), urls.values()))
     bad = [f"{name}: {url} ({problem})" for name, (url, _, problem) in zip(urls, answers) if problem]
     total = sum(size or 0 for _, size, _ in answers)
+    largest_weights = max((size or 0 for name, (_, size, _) in zip(urls, answers) if name in weights), default=0)
     absent = [p for p in dict.fromkeys(manual) if not Path(p).exists()]
     return (Finding("downloads", not bad, f"{len(urls) - len(bad)} of {len(urls)} URLs answer "
                     f"({total / 1e9:.1f} GB)" + (f" via {base_url}" if base_url else ""), bad),
             Finding("files placed by hand", not absent, f"{len(manual) - len(absent)} of {len(manual)} present "
                     f"under {manual_dir}", absent),
-            total)
+            total, largest_weights)
 
 
 def imports(experiment: str) -> Finding:
@@ -181,19 +185,6 @@ def _existing(path: Path) -> Path:
     return path
 
 
-def _weight_bytes(cfg: dict, base_url: str | None) -> int:
-    """The largest pinned weights file the experiment loads (its size from a HEAD request)."""
-    from common.models import hub
-
-    sizes = []
-    for name in hub.models_of(cfg):
-        m = hub.model(name)
-        for f in m.files:
-            if f.endswith((".safetensors", ".bin")):
-                sizes.append(_head(dl._rebase(m.url(f), base_url), 20.0)[1] or 0)
-    return max(sizes, default=0)
-
-
 def count_runs(experiment: str, cfg: dict) -> int:
     """Training runs of an experiment (its run registry)."""
     module = "common.leaderboard.methods" if experiment == LEADERBOARD else f"papers.{experiment}.runs"
@@ -207,12 +198,12 @@ def run(experiment: str, scale: str, data_root: Path, results_root: Path, cache_
     cfg = load_config(experiment, scale)
     # the hand-placed files: in the corpus folder at paper scale, in the rehearsal mirror (the corpus rule copies them)
     manual_dir = mirror / "manual" / experiment if mirror else results_root / scale / experiment / "corpus" / "manual"
-    found_downloads, found_manual, total = downloads(experiment, scale, data_root, base_url, manual_dir)
+    found_downloads, found_manual, total, weight_bytes = downloads(experiment, scale, data_root, base_url, manual_dir)
     nodes = cluster_nodes() or [local_node()]
     runs = runs if runs is not None else count_runs(experiment, cfg)
     return [found_downloads, found_manual, imports(experiment), gpus(cfg, nodes, gpu_kind, scale != "paper"),
             memory(cfg, nodes),
-            disk(cfg, runs, total, _weight_bytes(cfg, base_url), [results_root, cache_root])]
+            disk(cfg, runs, total, weight_bytes, [results_root, cache_root])]
 
 
 def main(argv: list[str] | None = None) -> int:
