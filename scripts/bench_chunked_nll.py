@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
-import subprocess
-import sys
 import time
-from pathlib import Path
+
+from bench.peak_memory import measure_in_children, peak_rss_mb, write_figures
 
 
 def child(tokens: int, features: int, vocab: int, chunk: int) -> dict:
@@ -27,14 +25,14 @@ def child(tokens: int, features: int, vocab: int, chunk: int) -> dict:
     out = nn.Linear(features, vocab)
     x = torch.randn(tokens, features, requires_grad=True)
     t = torch.randint(0, vocab, (tokens,))
-    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    base = peak_rss_mb()
     t0 = time.perf_counter()
     loss = chunked_token_nll(out, x, t, chunk).sum()
     loss.backward()
     seconds = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"chunk": chunk, "loss": loss.item(), "seconds": round(seconds, 2), "peak_rss_mb": round(peak / 1024),
-            "peak_above_setup_mb": round((peak - base) / 1024)}
+    peak = peak_rss_mb()
+    return {"chunk": chunk, "loss": loss.item(), "seconds": round(seconds, 2), "peak_rss_mb": round(peak),
+            "peak_above_setup_mb": round(peak - base)}
 
 
 def main() -> None:
@@ -49,13 +47,8 @@ def main() -> None:
     if a.child is not None:
         print(json.dumps(child(a.tokens, a.features, a.vocab, a.child)))
         return
-    rows = []
-    for chunk in a.chunks:
-        proc = subprocess.run([sys.executable, __file__, "--tokens", str(a.tokens), "--features", str(a.features),
-                               "--vocab", str(a.vocab), "--child", str(chunk)], capture_output=True, text=True,
-                              check=True)
-        rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-        print(rows[-1], flush=True)
+    rows = measure_in_children(__file__, ["--tokens", str(a.tokens), "--features", str(a.features),
+                                          "--vocab", str(a.vocab)], [str(c) for c in a.chunks])
     plain = rows[0]
     lines = [f"# Chunked token cross-entropy: {a.tokens} tokens, {a.features} features, vocabulary {a.vocab} (fp32, "
              "CPU)", "", "Written by `scripts/bench_chunked_nll.py`; each row a fresh process, forward + backward.", "",
@@ -65,12 +58,7 @@ def main() -> None:
         lines.append(f"| {r['chunk'] or 'plain'} | {r['loss']:.2f} | {r['peak_above_setup_mb']} | "
                      f"{r['peak_above_setup_mb'] / plain['peak_above_setup_mb']:.2f} | {r['seconds']} | "
                      f"{r['seconds'] / plain['seconds']:.2f} |")
-    print("\n".join(lines))
-    if a.out:
-        out = Path(a.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.with_suffix(".json").write_text(json.dumps({"args": vars(a), "rows": rows}, indent=2) + "\n")
-        out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    write_figures(a.out, lines, {"args": vars(a), "rows": rows})
 
 
 if __name__ == "__main__":

@@ -173,6 +173,8 @@ def lm_head_on(head: nn.Module, vocabulary: torch.Tensor) -> nn.Module:
 class SentenceEncoder(nn.Module):
     """Transformer encoder + pooling; ``forward`` returns (sentence (B, D), token states (B, S, D))."""
 
+    rowwise_forward = True  # each row is encoded alone: the trainer may chunk it (common/training/grad_cache.py)
+
     def __init__(self, backbone: PreTrainedModel, pooling: str = "cls"):
         super().__init__()
         self.backbone = backbone

@@ -42,6 +42,7 @@ from common.distributed.collectives import all_gather_object, barrier, broadcast
 from common.distributed.env import ensure_process_group_env, process_group_teardown
 from common.io import write_json
 from common.training import rng
+from common.training.grad_cache import enable_grad_cache
 from common.training.metrics_log import MetricsLog, peak_memory_mb
 from common.training.precision import deepspeed_precision, training_problems
 from common.training.sampler import StepSampler
@@ -81,6 +82,7 @@ class TrainingArguments:
     lr_schedule: str = "linear"  # linear | cosine | constant | inverse_sqrt (after warm-up)
     optimizer: str = "adamw"  # adamw | adafactor (VMSST section 6.4)
     gradient_checkpointing: bool = False  # recompute activations in the backward pass (less memory, more time)
+    grad_cache_rows: int = 0  # > 0: encoders run in chunks of this many rows with cached gradients (grad_cache.py)
     weight_decay: float = 0.0
     adam_betas: tuple[float, float] = (0.9, 0.999)  # AdamW's (HICTL Table 9: (0.9, 0.98) for its base model)
     adam_epsilon: float = 1e-8  # (HICTL Table 9: 1e-6)
@@ -258,6 +260,8 @@ class Trainer:
         seed_everything(self.args.seed + self.rank)
         if self.args.gradient_checkpointing:
             enable_activation_checkpointing(self.model)
+        if self.args.grad_cache_rows:
+            enable_grad_cache(self.model, self.args.grad_cache_rows)
         optimizer = build_optimizer(self.model, self.args)
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda(self.args))
         with no_fairseq_optimizer_probe():

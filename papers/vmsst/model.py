@@ -66,6 +66,8 @@ class Settings:
 class InferenceNetwork(nn.Module):
     """An encoder with Gaussian heads: mean-pooled hidden states -> (mean (B, k), log-variance (B, k))."""
 
+    rowwise_forward = True  # each row is encoded alone: the trainer may chunk it (common/training/grad_cache.py)
+
     def __init__(self, backbone: PreTrainedModel, latent: int, num_languages: int = 0):
         super().__init__()
         self.backbone = backbone

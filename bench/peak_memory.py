@@ -1,0 +1,38 @@
+"""Peak memory of one variant per fresh process: the harness of the memory benchmarks (``scripts/bench_*``).
+
+A benchmark script calls :func:`measure_in_children` with its own path; each variant runs as
+``python <script> <args> --child <variant>``, whose last stdout line is a JSON row measured with :func:`peak_rss_mb`
+(``ru_maxrss``: a process's peak resident memory, which only grows, hence one process per variant).
+"""
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory so far, in MB (Linux reports ``ru_maxrss`` in KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def measure_in_children(script: str, args: list[str], variants: list[str]) -> list[dict]:
+    rows = []
+    for v in variants:
+        proc = subprocess.run([sys.executable, script, *args, "--child", v], capture_output=True, text=True,
+                              check=True)
+        rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        print(rows[-1], flush=True)
+    return rows
+
+
+def write_figures(out: str | None, lines: list[str], record: dict) -> None:
+    """Print the markdown table; with ``out``, write it to ``<out>.md`` and ``record`` to ``<out>.json``."""
+    print("\n".join(lines))
+    if out:
+        path = Path(out)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
+        path.with_suffix(".md").write_text("\n".join(lines) + "\n")
