@@ -56,6 +56,19 @@ rule preflight:  # every experiment's preflight: `snakemake preflight --config s
         "{params.source} {params.gpu_kind} 2>&1 | tee {log}"
 
 
+rule census:  # what every paper-scale training job needs, counted from the code (common/census); the paper-scale
+    output:      # train rules take their runtime and mem_mb from the JSON (common/workflow/launch.py)
+        md="figures/census/paper.md",
+        json="figures/census/paper.json",
+    log:
+        "logs/census.log",
+    benchmark:
+        "benchmarks/census.tsv"
+    localrule: True
+    shell:
+        "python -m common.census --out figures/census/paper > {log} 2>&1"
+
+
 module dap:
     snakefile: EXPERIMENTS["dap"]
     config: config

@@ -85,15 +85,14 @@ def _open_bytes(path: Path) -> IO[bytes]:
     return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
 
 
-def read_lines(path: str | os.PathLike, *, strip_cr: bool = True) -> list[str]:
-    """Read a UTF-8 text file (optionally gzipped) as a list of lines without newlines.
+def iter_lines(path: str | os.PathLike, *, strip_cr: bool = True) -> Iterator[str]:
+    """Stream a UTF-8 text file (optionally gzipped) line by line, without newlines.
 
     Raises :class:`DataFormatError` naming the file and the 1-based line on bad UTF-8.
     """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file")
-    out: list[str] = []
     with _open_bytes(path) as fh:
         for lineno, raw in enumerate(fh, start=1):
             try:
@@ -105,5 +104,9 @@ def read_lines(path: str | os.PathLike, *, strip_cr: bool = True) -> list[str]:
                 text = text.rstrip("\r")
             if lineno == 1:
                 text = text.lstrip("\ufeff")
-            out.append(text)
-    return out
+            yield text
+
+
+def read_lines(path: str | os.PathLike, *, strip_cr: bool = True) -> list[str]:
+    """A UTF-8 text file (optionally gzipped) as a list of lines without newlines (:func:`iter_lines`)."""
+    return list(iter_lines(path, strip_cr=strip_cr))

@@ -24,6 +24,7 @@ import shutil
 from pathlib import Path
 
 from common.data import bucc_mini, loaders, translation, xquad_qa, xquad_questions
+from common.data.cleaning import PairCleaner
 from common.data.leakage import LeakageFilter
 from common.data.synthetic import SyntheticSpec, write_synthetic_corpus
 from common.eval.tatoeba import XTREME_36
@@ -272,7 +273,7 @@ def xnli_paper(d, out: Path) -> list[str]:
     return nli_langs
 
 
-def prepare_paper(out: Path, spec: dict, d) -> dict:
+def prepare_paper(out: Path, spec: dict, d, cleaner: PairCleaner) -> dict:
     """DAP section 4.1: OPUS bitext with English for the 36 XTREME languages (the corpora the
     paper names), at most ``max_pairs_per_language`` pairs per language drawn uniformly at random
     (reservoir sampling, seeded); Tatoeba v1 (pinned digests), BUCC 2018, XNLI test, MultiNLI train.
@@ -287,7 +288,8 @@ def prepare_paper(out: Path, spec: dict, d) -> dict:
     cap = spec["max_pairs_per_language"]
     raw, skipped = {}, []
     for xx in spec["opus_languages"]:
-        raw[to_iso3.get(xx, xx)] = reservoir_sample(dl.opus_pairs(d, spec["opus_corpora"], xx, "en", skipped), cap, rng)
+        raw[to_iso3.get(xx, xx)] = reservoir_sample(dl.opus_pairs(d, spec["opus_corpora"], xx, "en", skipped, cleaner),
+                                                   cap, rng)
     pins = dl.tatoeba_pins("tatoeba_v1.sha256.yaml", spec.get("tatoeba_languages"))
     for lang, sha in pins.items():
         for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
@@ -316,31 +318,36 @@ def prepare_paper(out: Path, spec: dict, d) -> dict:
 def prepare(kind: str, out: str | Path, data_root: str | Path, spec: dict, base_url: str | None = None,
             pins: dict[str, str] | None = None) -> dict:
     """Write the corpus of ``kind``; paper corpora download from ``base_url`` (a mirror) when given, with ``pins``
-    replacing the pins of the resources they name (the rehearsal mirror's own digests)."""
+    replacing the pins of the resources they name (the rehearsal mirror's own digests). The downloaded training
+    bitext of the paper kinds passes a :class:`common.data.cleaning.PairCleaner` (``spec.max_chars``); its counts
+    are the manifest's ``cleaning``."""
     from common.data import download as dl
 
     out = Path(out)
     d = dl.Downloader(out / "downloads", base_url=base_url, pins=pins)
+    cleaner = PairCleaner(spec.get("max_chars", 1000))  # the downloaded training bitext (paper kinds)
     if kind == "synthetic":
         manifest = prepare_synthetic(out, spec)
     elif kind == "mini":
         manifest = prepare_mini(out, Path(data_root), spec)
     elif kind == "paper":
-        manifest = prepare_paper(out, spec, d)
+        manifest = prepare_paper(out, spec, d, cleaner)
     elif kind == "paper_enzh":
         from common.data.corpus_enzh import prepare_paper_enzh
 
-        manifest = prepare_paper_enzh(out, Path(data_root), spec, d)
+        manifest = prepare_paper_enzh(out, Path(data_root), spec, d, cleaner)
     elif kind == "paper_vmsst":
         from common.data.corpus_vmsst import prepare_paper_vmsst
 
-        manifest = prepare_paper_vmsst(out, Path(data_root), spec, d)
+        manifest = prepare_paper_vmsst(out, Path(data_root), spec, d, cleaner)
     elif kind == "paper_hictl":
         from common.data.corpus_hictl import prepare_paper_hictl
 
-        manifest = prepare_paper_hictl(out, Path(data_root), spec, d)
+        manifest = prepare_paper_hictl(out, Path(data_root), spec, d, cleaner)
     else:
         raise ValueError(f"unknown corpus kind {kind!r}")
+    if kind.startswith("paper"):
+        manifest["cleaning"] = cleaner.report()  # what was dropped from each downloaded source, and why
     write_json(out / "leakage.json", manifest["leakage"])
     write_json(out / "manifest.json", manifest)
     log.info("corpus %s: %s training pairs, %d dropped by the leakage rule", kind,

@@ -19,28 +19,30 @@ from pathlib import Path
 from common.data import download as dl
 from common.data import loaders
 from common.data.bucc_mini import unique_pairs
+from common.data.cleaning import PairCleaner
 from common.data.corpus import BUCC_SPLITS, _bucc_sentences, _write_train, bucc2018, reservoir_sample
 from common.data.leakage import LeakageFilter
 from common.data.sts_benchmark import english_sts
 from common.io import write_lines
 
 
-def _corpus_pairs(d: dl.Downloader, out: Path, c: dict):
+def _corpus_pairs(d: dl.Downloader, out: Path, c: dict, cleaner: PairCleaner):
     if c["kind"] == "opus":
-        return dl.iter_opus_pairs(d.fetch(dl.opus_moses(c["corpus"], c["version"], "zh", "en")),
-                                  c["corpus"], "zh", "en")
+        pairs = dl.iter_opus_pairs(d.fetch(dl.opus_moses(c["corpus"], c["version"], "zh", "en")),
+                                   c["corpus"], "zh", "en")
+        return cleaner.clean(pairs, c["name"])
     zh, en = out / "manual" / f"{c['name']}.zh", out / "manual" / f"{c['name']}.en"
     if not (zh.exists() and en.exists()):
         raise FileNotFoundError(f"{c['name']}: {c.get('note', 'not downloadable')}; "
                                 f"place the line-aligned files at {zh} and {en}")
-    return iter(loaders.read_parallel(zh, en))
+    return cleaner.clean(loaders.read_parallel(zh, en), c["name"])
 
 
-def prepare_paper_enzh(out: Path, data_root: Path, spec: dict, d: dl.Downloader) -> dict:
+def prepare_paper_enzh(out: Path, data_root: Path, spec: dict, d: dl.Downloader, cleaner: PairCleaner) -> dict:
     rng = random.Random(spec["seed"])
     sampled, raw = {}, []
     for c in spec["corpora"]:
-        pairs = reservoir_sample(_corpus_pairs(d, out, c), spec["sample_sizes"][c["name"]], rng)
+        pairs = reservoir_sample(_corpus_pairs(d, out, c, cleaner), spec["sample_sizes"][c["name"]], rng)
         sampled[c["name"]] = len(pairs)
         raw += pairs
     unique = unique_pairs(raw)

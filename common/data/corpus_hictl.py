@@ -22,6 +22,7 @@ from pathlib import Path
 
 from common.data import download as dl
 from common.data import loaders, translation, translation_paper, xtreme
+from common.data.cleaning import PairCleaner
 from common.data.corpus import BUCC_SPLITS, _bucc_sentences, _write_train, bucc2018, reservoir_sample, xnli_paper
 from common.data.leakage import LeakageFilter
 from common.eval.qa import read_squad
@@ -29,11 +30,12 @@ from common.eval.tatoeba import TO_ISO1
 from common.io import write_lines
 
 
-def _parallel(d: dl.Downloader, spec: dict, rng: random.Random, skipped: list[str]) -> dict[str, list]:
+def _parallel(d: dl.Downloader, spec: dict, rng: random.Random, skipped: list[str],
+              cleaner: PairCleaner) -> dict[str, list]:
     to_iso3 = {v: k for k, v in TO_ISO1.items()}
     out = {}
     for lang, entry in spec.items():
-        pairs = dl.opus_pairs(d, entry["corpora"], lang, "en", skipped)
+        pairs = dl.opus_pairs(d, entry["corpora"], lang, "en", skipped, cleaner)
         out[to_iso3.get(lang, lang)] = reservoir_sample(pairs, entry["pairs"], rng)
     return out
 
@@ -84,10 +86,10 @@ def _evaluation_sentences(m: dict, tatoeba_dir: Path, tatoeba_langs: list[str], 
     return evals
 
 
-def prepare_paper_hictl(out: Path, data_root: Path, spec: dict, d: dl.Downloader) -> dict:
+def prepare_paper_hictl(out: Path, data_root: Path, spec: dict, d: dl.Downloader, cleaner: PairCleaner) -> dict:
     rng = random.Random(spec["seed"])
     skipped: list[str] = []
-    parallel = _parallel(d, spec["parallel"], rng, skipped)
+    parallel = _parallel(d, spec["parallel"], rng, skipped, cleaner)
     mono_spec = spec["monolingual"]
     mono = {lang: xtreme.sample_cc100(d.fetch(xtreme.cc100(lang)), mono_spec["sentences_per_language"], rng)
             for lang in mono_spec["languages"]}

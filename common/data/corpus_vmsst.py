@@ -21,6 +21,7 @@ from pathlib import Path
 
 from common.data import download as dl
 from common.data import loaders
+from common.data.cleaning import PairCleaner
 from common.data.corpus import (
     BUCC_SPLITS,
     STS17_EXCLUDED,
@@ -45,11 +46,12 @@ TATOEBA_CODE = dict(pair.split(":") for pair in (
 PIVOT_CODE = {"en": "", "es": "-spa"}
 
 
-def _pairs(d: dl.Downloader, corpora: list[list[str]], lang: str, pivot: str, skipped: list[str]):
-    yield from ((pivot, a, b) for a, b in dl.opus_pairs(d, corpora, lang, pivot, skipped))
+def _pairs(d: dl.Downloader, corpora: list[list[str]], lang: str, pivot: str, skipped: list[str],
+           cleaner: PairCleaner):
+    yield from ((pivot, a, b) for a, b in dl.opus_pairs(d, corpora, lang, pivot, skipped, cleaner))
 
 
-def prepare_paper_vmsst(out: Path, data_root: Path, spec: dict, d: dl.Downloader) -> dict:
+def prepare_paper_vmsst(out: Path, data_root: Path, spec: dict, d: dl.Downloader, cleaner: PairCleaner) -> dict:
     rng = random.Random(spec["seed"])
     skipped: list[str] = []
     sampled: dict[str, list[tuple[str, str, str]]] = {}
@@ -57,7 +59,7 @@ def prepare_paper_vmsst(out: Path, data_root: Path, spec: dict, d: dl.Downloader
         if lang == "en":  # Table 15 counts the English-Spanish pairs for both: sampled once, as Spanish-English
             continue
         pivots = ["en"] if lang == "es" else spec["pivots"]
-        streams = (p for pivot in pivots for p in _pairs(d, spec["opus_corpora"], lang, pivot, skipped))
+        streams = (p for pivot in pivots for p in _pairs(d, spec["opus_corpora"], lang, pivot, skipped, cleaner))
         sampled[lang] = reservoir_sample(streams, count, rng)
     # evaluation data
     pins = dl.tatoeba_pins("tatoeba_v1_all.sha256.yaml", spec.get("tatoeba_languages"))

@@ -30,6 +30,7 @@ import gzip
 import hashlib
 import http.client
 import io
+import itertools
 import json
 import logging
 import os
@@ -279,27 +280,36 @@ def multinli_train_to_tsv(txt: str, out: Path) -> int:
 
 
 def iter_opus_pairs(zip_path: Path, corpus: str, l1: str, l2: str = "en"):
-    """Stream (l1, l2) pairs from an OPUS moses zip (languages in the file names are in
-    alphabetical order) without loading it whole."""
+    """Stream (l1, l2) pairs from an OPUS moses zip (languages in the file names are in alphabetical order) without
+    loading it whole. Bytes that are not UTF-8 arrive as lone surrogates (``surrogateescape``) for the cleaner to
+    count (:mod:`common.data.cleaning`); members of different lengths are an error naming the shorter one's end."""
+    from common.io import DataFormatError
+
     a, b = sorted((l1, l2))
     with zipfile.ZipFile(zip_path) as z:
         names = {Path(n).name: n for n in z.namelist()}
         try:
-            fa = io.TextIOWrapper(z.open(names[f"{corpus}.{a}-{b}.{a}"]), encoding="utf-8")
-            fb = io.TextIOWrapper(z.open(names[f"{corpus}.{a}-{b}.{b}"]), encoding="utf-8")
+            members = [names[f"{corpus}.{a}-{b}.{side}"] for side in (a, b)]
         except KeyError as exc:
             raise ValueError(f"{zip_path}: missing member {exc}") from None
-        try:
-            for la, lb in zip(fa, fb, strict=True):
-                la, lb = la.rstrip("\n"), lb.rstrip("\n")
-                yield (la, lb) if a == l1 else (lb, la)
-        except ValueError:
-            raise ValueError(f"{zip_path}: misaligned members (different line counts)") from None
+        fa, fb = (io.TextIOWrapper(z.open(m), encoding="utf-8", errors="surrogateescape", newline="\n")
+                  for m in members)
+        n = 0
+        for n, (la, lb) in enumerate(itertools.zip_longest(fa, fb), start=1):
+            if la is None or lb is None:
+                short = members[0] if la is None else members[1]
+                raise DataFormatError(f"{zip_path}:{short}", n, f"misaligned members: {short} ends at line {n - 1}, "
+                                                               f"{members[1] if la is None else members[0]} goes on")
+            la, lb = la.rstrip("\n").removesuffix("\r"), lb.rstrip("\n").removesuffix("\r")
+            yield (la, lb) if a == l1 else (lb, la)
 
 
-def opus_pairs(d: Downloader, corpora: list[list[str]], l1: str, l2: str, skipped: list[str]):
+def opus_pairs(d: Downloader, corpora: list[list[str]], l1: str, l2: str, skipped: list[str],
+               cleaner=None):
     """Stream the (l1, l2) pairs of each ``[corpus, version]`` OPUS release in turn, downloading each when the
-    stream reaches it; a release without that language pair (HTTP 404) is skipped and named in ``skipped``."""
+    stream reaches it; a release without that language pair (HTTP 404) is skipped and named in ``skipped``. With a
+    :class:`common.data.cleaning.PairCleaner`, each release's pairs pass through it (source
+    ``corpus/version l1-l2``)."""
     for corpus, version in corpora:
         try:
             path = d.fetch(opus_moses(corpus, version, l1, l2))
@@ -308,7 +318,8 @@ def opus_pairs(d: Downloader, corpora: list[list[str]], l1: str, l2: str, skippe
                 raise
             skipped.append(f"{corpus}/{version} {l1}-{l2}")
             continue
-        yield from iter_opus_pairs(path, corpus, l1, l2)
+        pairs = iter_opus_pairs(path, corpus, l1, l2)
+        yield from cleaner.clean(pairs, f"{corpus}/{version} {l1}-{l2}") if cleaner else pairs
 
 # --------------------------------------------------------------------------- question retrieval (VMSST 6.2)
 def paq() -> Resource:

@@ -15,8 +15,10 @@ optional ``"exclude"`` names the bank id it must not retrieve.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import statistics
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import torch
@@ -24,12 +26,14 @@ import torch
 from common.eval.answers import normalize_answer
 from common.eval.similarity import normalize
 from common.eval.tasks import EvalContext, Task, TaskResult, register_task, register_task_type
-from common.io import DataFormatError, read_lines
+from common.io import DataFormatError, iter_lines
+
+BANK_SHARD = 500_000  # bank questions encoded and searched at a time: 2 GB of fp32 embeddings at width 1024
 
 
-def read_questions(path: str | Path) -> list[dict]:
-    out = []
-    for lineno, line in enumerate(read_lines(path), start=1):
+def iter_questions(path: str | Path) -> Iterator[dict]:
+    """The records of a JSON-lines question file, streamed; a malformed line is an error naming file and line."""
+    for lineno, line in enumerate(iter_lines(path), start=1):
         if not line.strip():
             continue
         try:
@@ -38,40 +42,79 @@ def read_questions(path: str | Path) -> list[dict]:
             raise DataFormatError(path, lineno, f"invalid JSON ({exc.msg})") from None
         if not isinstance(rec, dict) or not {"id", "question", "answers"} <= rec.keys() or not rec["answers"]:
             raise DataFormatError(path, lineno, "expected {'id', 'question', 'answers': [...]} with an answer")
-        out.append(rec)
-    return out
+        yield rec
+
+
+def read_questions(path: str | Path) -> list[dict]:
+    return list(iter_questions(path))
+
+
+def shards(records: Iterable[dict], size: int) -> Iterator[list[dict]]:
+    """``records`` in lists of at most ``size``."""
+    it = iter(records)
+    while shard := list(itertools.islice(it, size)):
+        yield shard
+
+
+def sharded_recall_at_1(queries: dict[str, tuple[torch.Tensor, list[dict]]],
+                        bank_shards: Iterable[tuple[torch.Tensor, list[dict]]],
+                        block: int = 1024) -> dict[str, list[bool]]:
+    """Per language and query: does its nearest bank question (its excluded one masked out) share an answer with it?
+
+    ``queries``: language -> (embeddings (Q, D), records); ``bank_shards``: the bank in order, as (embeddings
+    (S, D), records) per shard. An exact search: each shard's best match of every query is kept when it scores
+    higher than the best so far (ties: the earlier bank question, as one argmax over the whole bank), so memory is
+    one shard's embeddings and scores, whatever the bank's size (PAQ: 65M questions)."""
+    normed = {lang: normalize(emb) for lang, (emb, _) in queries.items()}
+    best = {lang: torch.full((len(recs),), float("-inf")) for lang, (_, recs) in queries.items()}
+    answers: dict[str, list[set[str] | None]] = {lang: [None] * len(recs) for lang, (_, recs) in queries.items()}
+    for bank_emb, bank in bank_shards:
+        b = normalize(bank_emb)  # (S, D)
+        index = {r["id"]: i for i, r in enumerate(bank)}
+        for lang, (_, recs) in queries.items():
+            q = normed[lang]
+            for start in range(0, len(recs), block):
+                scores = q[start:start + block] @ b.T  # (block, S)
+                for row, rec in enumerate(recs[start:start + block]):
+                    if rec.get("exclude") in index:
+                        scores[row, index[rec["exclude"]]] = float("-inf")
+                top, at = scores.max(1)  # (block,): the first maximum of each row
+                for row in torch.nonzero(top > best[lang][start:start + block]).flatten().tolist():
+                    best[lang][start + row] = top[row]
+                    answers[lang][start + row] = {normalize_answer(a) for a in bank[int(at[row])]["answers"]}
+    return {lang: [bool(found and {normalize_answer(a) for a in rec["answers"]} & found)
+                   for rec, found in zip(recs, answers[lang])] for lang, (_, recs) in queries.items()}
 
 
 def recall_at_1(query_emb: torch.Tensor, bank_emb: torch.Tensor, queries: list[dict], bank: list[dict],
                 block: int = 1024) -> list[bool]:
-    """Per query: does its nearest bank question (its excluded one masked out) share an answer with it?"""
-    q, b = normalize(query_emb), normalize(bank_emb)
-    index = {r["id"]: i for i, r in enumerate(bank)}
-    bank_answers = [{normalize_answer(a) for a in r["answers"]} for r in bank]
-    hits = []
-    for start in range(0, len(queries), block):
-        scores = q[start:start + block] @ b.T  # (block, N)
-        for row, rec in enumerate(queries[start:start + block]):
-            if rec.get("exclude") in index:
-                scores[row, index[rec["exclude"]]] = float("-inf")
-        for rec, j in zip(queries[start:start + block], scores.argmax(1).tolist()):
-            hits.append(bool({normalize_answer(a) for a in rec["answers"]} & bank_answers[j]))
-    return hits
+    """:func:`sharded_recall_at_1` of one language against a bank held whole (one shard)."""
+    return sharded_recall_at_1({"q": (query_emb, queries)}, [(bank_emb, bank)], block)["q"]
 
 
 @register_task_type("question-retrieval")
 def run_question_retrieval(task: Task, ctx: EvalContext) -> TaskResult:
+    """Every query language's questions are encoded first; the bank is then read, encoded and searched in shards of
+    ``BANK_SHARD`` questions (``task.params["shard_size"]`` overrides), so its size bounds no memory."""
     qr = ctx.manifest["question_retrieval"]
-    bank = read_questions(qr["bank"])
-    bank_emb = ctx.encode([r["question"] for r in bank], "en")
-    per, items, files = {}, {}, [Path(qr["bank"])]
+    size = int(task.params.get("shard_size", BANK_SHARD))
+    queries, files = {}, [Path(qr["bank"])]
     for lang, path in sorted(qr[task.params["queries"]].items()):
-        queries = read_questions(path)
-        hits = recall_at_1(ctx.encode([r["question"] for r in queries], lang), bank_emb, queries, bank)
-        per[lang] = 100.0 * sum(hits) / len(hits)
-        items[lang] = "".join("1" if h else "0" for h in hits)
+        recs = read_questions(path)
+        queries[lang] = (ctx.encode([r["question"] for r in recs], lang), recs)
         files.append(Path(path))
-    scores = {"per_language": per, "items": items, "bank_size": len(bank), "data": qr.get("description", ""),
+    bank_size = 0
+
+    def bank_shards():
+        nonlocal bank_size
+        for shard in shards(iter_questions(qr["bank"]), size):
+            bank_size += len(shard)
+            yield ctx.encode([r["question"] for r in shard], "en"), shard
+
+    hits = sharded_recall_at_1(queries, bank_shards())
+    per = {lang: 100.0 * sum(h) / len(h) for lang, h in hits.items()}
+    items = {lang: "".join("1" if x else "0" for x in h) for lang, h in hits.items()}
+    scores = {"per_language": per, "items": items, "bank_size": bank_size, "data": qr.get("description", ""),
               "main_score": statistics.fmean(per.values())}
     return TaskResult(scores, sorted(per), files)
 

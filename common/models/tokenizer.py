@@ -58,16 +58,23 @@ def train_wordpiece(sentences: Iterable[str], vocab_size: int, out_dir: str | Pa
     tok.train_from_iterator(sentences, trainer=trainer)
     learned = tok.get_vocab()
     ordered = SPECIAL_TOKENS + sorted(t for t in learned if t not in SPECIAL_TOKENS)
-    tok = _fresh_tokenizer(models.WordPiece(vocab={t: i for i, t in enumerate(ordered)}, unk_token="[UNK]"))
+    fast = save_wordpiece(ordered, out_dir)
+    log.info("trained WordPiece tokenizer: %d tokens -> %s", fast.vocab_size, out_dir)
+    return AutoTokenizer.from_pretrained(out_dir)
+
+
+def save_wordpiece(vocabulary: list[str], out_dir: str | Path, **fast_kwargs) -> BertTokenizerFast:
+    """A lower-casing BERT WordPiece tokenizer over ``vocabulary`` (ids in its order; the special tokens among
+    them), saved to ``out_dir`` as a ``BertTokenizerFast`` (``fast_kwargs``: e.g. ``model_input_names``)."""
+    tok = _fresh_tokenizer(models.WordPiece(vocab={t: i for i, t in enumerate(vocabulary)}, unk_token="[UNK]"))
     fast = BertTokenizerFast(tokenizer_object=tok, do_lower_case=True, tokenize_chinese_chars=True,
                              strip_accents=False, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]",
-                             sep_token="[SEP]", mask_token="[MASK]")
+                             sep_token="[SEP]", mask_token="[MASK]", **fast_kwargs)
     # BertTokenizerFast re-installs the [CLS] ... [SEP] post-processor on save.
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     fast.save_pretrained(out_dir)
-    log.info("trained WordPiece tokenizer: %d tokens -> %s", fast.vocab_size, out_dir)
-    return AutoTokenizer.from_pretrained(out_dir)
+    return fast
 
 
 def load_tokenizer(name_or_path: str | Path) -> PreTrainedTokenizerBase:

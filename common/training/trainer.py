@@ -82,6 +82,7 @@ class TrainingArguments:
     lr_schedule: str = "linear"  # linear | cosine | constant | inverse_sqrt (after warm-up)
     optimizer: str = "adamw"  # adamw | adafactor (VMSST section 6.4)
     gradient_checkpointing: bool = False  # recompute activations in the backward pass (less memory, more time)
+    shuffle: str = "randperm"  # randperm | feistel: the epoch's order (common/training/sampler.py)
     grad_cache_rows: int = 0  # > 0: encoders run in chunks of this many rows with cached gradients (grad_cache.py)
     weight_decay: float = 0.0
     adam_betas: tuple[float, float] = (0.9, 0.999)  # AdamW's (HICTL Table 9: (0.9, 0.98) for its base model)
@@ -271,7 +272,7 @@ class Trainer:
             engine.enable_backward_allreduce = False
         self.engine, self.scheduler = engine, scheduler
         self.sampler = StepSampler(len(self.examples), self.args.global_batch_size, self.args.seed,
-                                   self.rank, self.world)
+                                   self.rank, self.world, self.args.shuffle)
 
     def _resume(self) -> int:
         if not (self.ckpt_dir / "latest").exists():

@@ -26,8 +26,12 @@ The Snakemake resources make the Slurm executor (snakemake-executor-plugin-slurm
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+from common.io import read_json
 
 LAUNCHERS = ("auto", "srun")
 
@@ -72,3 +76,38 @@ def job_resources(cfg: dict, stage: str) -> dict:
     """Memory (MB) and runtime (minutes) of one stage's jobs (``corpus``, ``train``, ``evaluate``)
     from the paper config's ``resources`` section, so each scale asks a cluster for what it needs."""
     return dict(cfg.get("resources", {}).get(stage, {}))
+
+
+CENSUS = Path(__file__).resolve().parents[2] / "figures" / "census" / "paper.json"
+
+
+def census_jobs(experiment: str, path: Path = CENSUS) -> dict[str, dict]:
+    """The census's rows of an experiment's training jobs (``init/method`` -> row; :mod:`common.census`)."""
+    if not path.exists():
+        return {}
+    return {r["job"]: r for r in read_json(path)["jobs"] if r["paper"] == experiment and "error" not in r}
+
+
+def train_resources(cfg: dict, experiment: str, census: Path = CENSUS) -> dict:
+    """A train job's ``mem_mb`` and ``runtime``: at paper scale the census's figures for that job (its wall time
+    on an A100 at the census's MFU, with a margin; host memory for its ranks), so the Slurm profile asks for what
+    the census counted; the config's ``resources.train`` for a job the census lacks and at every other scale."""
+    base = job_resources(cfg, "train")
+    jobs = census_jobs(experiment, census) if cfg.get("scale") == "paper" else {}
+    if not jobs:
+        return base
+
+    ranks = max(1, int(cfg["training"].get("gpus", 1))) * int(cfg["training"].get("nodes", 1))
+
+    def pick(key: str, fallback: str, per_rank: bool):
+        """The census's figure, rescaled when the job runs on other ranks than counted (the ``gpus`` override):
+        host memory grows with the ranks of a node, wall time shrinks with all ranks."""
+        def value(wildcards):
+            row = jobs.get(f"{wildcards.init}/{wildcards.method}")
+            if row is None:
+                return base.get(fallback)
+            counted = max(1, row["gpus"]) * row["nodes"]
+            return math.ceil(row[key] * (ranks / counted if per_rank else counted / ranks))
+        return value
+
+    return {**base, "mem_mb": pick("mem_mb", "mem_mb", True), "runtime": pick("runtime_minutes", "runtime", False)}

@@ -15,7 +15,9 @@ Checks, each printed with what is missing, and written to ``<results>/<scale>/<e
 * **disk**: free space under the results and cache roots against downloads x 3 (archive, extraction, converted
   corpus) + every run's checkpoints (the weights file x 3: fp32 weights and two Adam moments, x
   ``keep_checkpoints`` + the final model);
-* **memory**: each stage's ``mem_mb`` fits the largest node (``sinfo``'s memory; this machine's without Slurm).
+* **memory**: each stage's ``mem_mb`` fits the largest node (``sinfo``'s memory; this machine's without Slurm);
+* **census** (paper scale): every training job's memory per GPU, as the census counted it
+  (``figures/census/paper.json``, :mod:`common.census`), fits the GPU of ``--gpu-kind`` (80 GB A100 without one).
 
 Exit status 1 when something is missing. At ``scale=rehearsal`` the downloads are checked against the local
 mirror (tests/test_rehearsal.py), so the check itself is tested without a network.
@@ -39,6 +41,7 @@ from pathlib import Path
 from common.config import LEADERBOARD, PAPER_SCALES, load_config
 from common.data import download as dl
 from common.io import write_json
+from common.workflow.launch import census_jobs
 
 log = logging.getLogger(__name__)
 MANUAL = "manual"  # the revision of a file no host serves (common/data/translation_paper.py)
@@ -201,9 +204,25 @@ def run(experiment: str, scale: str, data_root: Path, results_root: Path, cache_
     found_downloads, found_manual, total, weight_bytes = downloads(experiment, scale, data_root, base_url, manual_dir)
     nodes = cluster_nodes() or [local_node()]
     runs = runs if runs is not None else count_runs(experiment, cfg)
-    return [found_downloads, found_manual, imports(experiment), gpus(cfg, nodes, gpu_kind, scale != "paper"),
-            memory(cfg, nodes),
-            disk(cfg, runs, total, weight_bytes, [results_root, cache_root])]
+    found = [found_downloads, found_manual, imports(experiment), gpus(cfg, nodes, gpu_kind, scale != "paper"),
+             memory(cfg, nodes), disk(cfg, runs, total, weight_bytes, [results_root, cache_root])]
+    return found + ([census_fit(census_jobs(experiment), gpu_kind)] if scale == "paper" else [])
+
+
+def census_fit(jobs: dict[str, dict], kind: str | None) -> Finding:
+    """Every training job's memory per GPU (the census: ``figures/census/paper.json``) fits the GPU it runs on
+    (``--gpu-kind``; the A100 80 GB without one)."""
+    from common.census.estimate import GPUS
+
+    gpu = GPUS.get((kind or "a100").lower(), GPUS["a100"])
+    if not jobs:
+        return Finding("census", False, "no census of this experiment's training jobs: run `snakemake census`",
+                       ["figures/census/paper.json"])
+    over = [f"{job}: {r['memory_per_gpu_gib']:.1f} GiB per GPU > {gpu.memory_gib:g} GiB ({gpu.name})"
+            for job, r in jobs.items() if r["memory_per_gpu_gib"] > gpu.memory_gib]
+    largest = max(r["memory_per_gpu_gib"] for r in jobs.values())
+    return Finding("census", not over, f"{len(jobs) - len(over)} of {len(jobs)} training jobs fit {gpu.name} "
+                   f"(largest: {largest:.1f} GiB per GPU)", over)
 
 
 def main(argv: list[str] | None = None) -> int:

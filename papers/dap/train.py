@@ -7,9 +7,10 @@ a plain ``python`` (one process) or ``deepspeed``/``torchrun``/``srun`` (several
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from common.data.loaders import read_tsv_pairs
+from common.data.stream import Concat, Mapped, TsvPairs, tagged
 from common.models.embedder import save_sentence_encoder
 from common.models.encoder import EncoderSpec, build_mlm_model
 from common.models.tokenizer import load_tokenizer
@@ -24,18 +25,19 @@ def language_ids(manifest: dict) -> dict[str, int]:
     return {"en": 0} | {lang: i + 1 for i, lang in enumerate(sorted(manifest["train"]))}
 
 
-def load_examples(manifest: dict) -> list[tuple[str, str, int]]:
-    """(non-English, English, language id) for every training pair."""
+def load_examples(manifest: dict) -> Sequence[tuple[str, str, int]]:
+    """(non-English, English, language id) for every training pair, read by position (common/data/stream.py)."""
     ids = language_ids(manifest)
-    return [(a, b, ids[lang]) for lang, path in sorted(manifest["train"].items()) for a, b in read_tsv_pairs(path)]
+    return Concat([tagged(TsvPairs(path), ids[lang]) for lang, path in sorted(manifest["train"].items())])
 
 
-def english_vocabulary(tokenizer, english: list[str], max_length: int) -> list[int]:
+def english_vocabulary(tokenizer, english: Sequence[str], max_length: int) -> list[int]:
     """The word pieces of the English training sentences as the collator truncates them (every RTL target of
     xx->en is one of them): the head's vocabulary under ``dap.rtl_vocabulary: english`` (papers/dap/rtl.py)."""
     ids: set[int] = set()
     for i in range(0, len(english), 4096):
-        for row in tokenizer(english[i:i + 4096], truncation=True, max_length=max_length)["input_ids"]:
+        block = [english[j] for j in range(i, min(i + 4096, len(english)))]
+        for row in tokenizer(block, truncation=True, max_length=max_length)["input_ids"]:
             ids.update(row)
     return sorted(ids)
 
@@ -69,8 +71,7 @@ class DAPRecipe:
         vocab = None  # the whole vocabulary (eq. 6); English only as an option, for xx->en (its targets are English)
         if cfg["dap"].get("rtl_vocabulary", "all") == "english" and "rtl" in method["objectives"] \
                 and method["direction"] == "xx2en":
-            vocab = english_vocabulary(tokenizer, [en for _, en, _ in examples],
-                                       cfg["training"]["max_length"])
+            vocab = english_vocabulary(tokenizer, Mapped(examples, lambda e: e[1]), cfg["training"]["max_length"])
         model = build_model(cfg, method, run.init, tokenizer, num_languages=len(lang_ids), rtl_vocabulary=vocab)
 
         def save(trained: DAPModel, out: Path) -> None:

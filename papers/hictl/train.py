@@ -14,10 +14,13 @@ paper does not state its mix). "w/o MT data" trains on as many monolingual sente
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from common.data.loaders import read_tsv_pairs
-from common.io import read_lines
+from common.data.stream import Concat, IndexedLines, Mapped, Picked, TsvPairs, tagged
 from common.models.embedder import save_sentence_encoder
 from common.models.encoder import EncoderSpec, build_mlm_model
 from common.models.tokenizer import load_tokenizer
@@ -27,23 +30,29 @@ from papers.hictl.data import MONO, PARALLEL, HICTLCollator
 from papers.hictl.model import HICTL
 
 
-def monolingual_pool(manifest: dict) -> list[str]:
+def monolingual_pool(manifest: dict) -> Sequence[str]:
+    """The monolingual sentences (their non-blank lines, read by position: common/data/stream.py); a corpus without
+    monolingual files (the smoke and mini scales) pools the distinct sentences of its pairs, in memory."""
     if manifest.get("monolingual"):
-        return [s for _, path in sorted(manifest["monolingual"].items()) for s in read_lines(path) if s.strip()]
+        return Concat([IndexedLines(path, skip_blank=True) for _, path in sorted(manifest["monolingual"].items())])
     return list(dict.fromkeys(s for _, path in sorted(manifest["train"].items())
                               for pair in read_tsv_pairs(path) for s in pair))
 
 
-def load_examples(manifest: dict, mono_fraction: float, parallel: bool, seed: int = 1) -> list[tuple]:
-    """Parallel pairs and monolingual sentences in the configured mix (a fixed sample: the data seed, not the run's)."""
-    pairs = [(a, b, PARALLEL) for _, path in sorted(manifest["train"].items()) for a, b in read_tsv_pairs(path)]
+def load_examples(manifest: dict, mono_fraction: float, parallel: bool, seed: int = 1) -> Sequence[tuple]:
+    """Parallel pairs and monolingual sentences in the configured mix (a fixed sample: the data seed, not the run's).
+    The sample is drawn over positions (``random.sample`` and ``choice`` depend on the pool's size only), and the
+    pairs and sentences are read when a batch asks for them."""
+    pairs = Concat([tagged(TsvPairs(path), PARALLEL) for _, path in sorted(manifest["train"].items())])
     n_mono = round(len(pairs) * mono_fraction / (1 - mono_fraction)) if mono_fraction < 1 else len(pairs)
     total = len(pairs) + n_mono
     pool = monolingual_pool(manifest)
     rng = random.Random(seed)
     want = n_mono if parallel else total
-    mono = rng.sample(pool, want) if want <= len(pool) else [rng.choice(pool) for _ in range(want)]
-    return (pairs if parallel else []) + [(s, None, MONO) for s in mono]
+    positions = range(len(pool))
+    chosen = rng.sample(positions, want) if want <= len(pool) else [rng.choice(positions) for _ in range(want)]
+    mono = Mapped(Picked(pool, np.asarray(chosen, dtype=np.int64)), lambda s: (s, None, MONO))
+    return Concat([pairs, mono] if parallel else [mono])
 
 
 class HICTLRecipe:

@@ -12,9 +12,11 @@ Encoders: ``encoders.<init>`` is either ``{xx: spec, en: spec}`` or one spec use
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from common.data.loaders import read_tsv_pairs, read_xnli_tsv
+from common.data.loaders import read_xnli_tsv
+from common.data.stream import Concat, TsvPairs
 from common.models.embedder import save_dual_encoder
 from common.models.encoder import EncoderSpec, SentenceEncoder, build_encoder
 from common.models.tokenizer import load_tokenizer
@@ -25,11 +27,12 @@ from papers.moco.model import DualMomentumContrast
 from papers.moco.nli import NLIHead
 
 
-def load_pairs(manifest: dict, one_language: bool) -> list[tuple[str, str]]:
-    """(non-English, English) training pairs; the paper trains one language pair (section 3.1)."""
+def load_pairs(manifest: dict, one_language: bool) -> Sequence[tuple[str, str]]:
+    """(non-English, English) training pairs, read by position (common/data/stream.py); the paper trains one
+    language pair (section 3.1)."""
     if one_language and len(manifest["train"]) != 1:
         raise ValueError(f"MoCo-BERT trains one language pair; the corpus has {sorted(manifest['train'])}")
-    return [pair for _, path in sorted(manifest["train"].items()) for pair in read_tsv_pairs(path)]
+    return Concat([TsvPairs(path) for _, path in sorted(manifest["train"].items())])
 
 
 def tokenizers(folder: str | Path):

@@ -10,12 +10,13 @@ Dropout (section 6.4): 0.1 for Contrastive, none for BiTranslation, VMSST and VM
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from torch import nn
 from transformers import AutoConfig, AutoModelForSeq2SeqLM
 
-from common.data.loaders import read_tsv_pairs
+from common.data.stream import Concat, TsvPairs, tagged
 from common.models.embedder import save_sentence_encoder
 from common.models.encoder import ENCODER_ONLY, EncoderSpec, SentenceEncoder, build_encoder, resolve_pretrained
 from common.models.tokenizer import load_tokenizer
@@ -35,16 +36,16 @@ def language_ids(manifest: dict, languages: list[str] | None = None) -> dict[str
     return {"en": 0} | {lang: i + 1 for i, lang in enumerate(sorted(langs))}
 
 
-def load_examples(manifest: dict, languages: list[str] | None = None) -> list[tuple[str, str, int, int]]:
+def load_examples(manifest: dict, languages: list[str] | None = None) -> Sequence[tuple[str, str, int, int]]:
     """(x, its translation, language id of x, language id of the translation) for every training pair (of
-    ``languages`` only, if given)."""
+    ``languages`` only, if given), read by position (common/data/stream.py)."""
     ids = language_ids(manifest, languages)
-    out = []
+    parts = []
     for key, path in sorted(manifest["train"].items()):
         lang, _, pivot = key.partition("-")
         if languages is None or lang in languages:
-            out += [(a, b, ids[lang], ids[pivot or "en"]) for a, b in read_tsv_pairs(path)]
-    return out
+            parts.append(tagged(TsvPairs(path), ids[lang], ids[pivot or "en"]))
+    return Concat(parts)
 
 
 def set_dropout(module: nn.Module, p: float) -> None:

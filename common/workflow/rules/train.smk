@@ -38,7 +38,7 @@ rule train:
     retries: 1 if TRAIN.get("rehearse_time_limit") else 0
     resources:
         **TRAIN_SHAPE.resources,
-        **job_resources(CFG, "train"),
+        **train_resources(CFG, EXPERIMENT),  # at paper scale: the census's figures (figures/census/paper.json)
     log:
         P.log("train/{init}/{method}/seed{seed}"),
     benchmark:

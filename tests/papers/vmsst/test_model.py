@@ -359,5 +359,5 @@ def test_table6_runs_number_only_their_languages(tmp_path):
         manifest["train"][lang] = str(tmp_path / f"{lang}.tsv")
     assert language_ids(manifest) == {"en": 0, "deu": 1, "fra": 2, "spa": 3}
     assert language_ids(manifest, ["spa"]) == {"en": 0, "spa": 1}
-    assert load_examples(manifest, ["spa"]) == [("spa one", "one", 1, 0)]
+    assert list(load_examples(manifest, ["spa"])) == [("spa one", "one", 1, 0)]
     assert load_examples(manifest)[2] == ("spa one", "one", 3, 0)

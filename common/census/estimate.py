@@ -1,0 +1,105 @@
+"""From one counted step to a job's needs: memory per GPU, FLOPs, wall time, GPU-hours, disk.
+
+Memory per GPU (bytes), under the precision policy of ``common/training/precision.py`` (fp32 weights, bf16
+autocast):
+
+* weights ``4 P``; gradients ``4 T`` (``T`` trainable), divided by the ranks at ZeRO 2;
+* optimizer: AdamW ``8 T`` (two fp32 moments); Adafactor (``torch.optim.Adafactor``) a row and a column factor per
+  matrix and a full second moment per vector; divided by the ranks at ZeRO 1 and 2, where ZeRO also keeps an fp32
+  copy of the rank's partition (``4 T / W``: DeepSpeed's ``single_partition_of_fp32_groups``) and a gradient
+  reduction bucket (``reduce_bucket_size``, 5e8 elements by default, at most ``T``; fp32);
+* activations: what autograd saves for the backward pass at the per-GPU micro batch, fitted as
+  ``a0 + a1 * rows`` from two counted batches (``a0``: the bf16 copies autocast makes of the weights).
+
+Time: the step's FLOPs (``a1``-style fit of the counted FLOPs) x steps over ``ranks x peak x MFU``; the peaks are
+the vendors' dense bf16 figures and the MFU a stated assumption (``--mfu``; ``scripts/bench_mfu.py`` measures it
+on a GPU). Disk: ``keep_checkpoints`` checkpoints (fp32 weights and optimizer state) plus the final fp32 model.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+GIB = 2**30
+
+
+@dataclass(frozen=True)
+class Gpu:
+    name: str
+    bf16_flops: float  # dense bf16 peak, FLOP/s
+    memory_gib: float
+
+
+GPUS = {"a100": Gpu("A100 SXM 80GB", 312e12, 80.0), "h100": Gpu("H100 SXM 80GB", 989e12, 80.0)}
+DEFAULT_MFU = 0.30
+REDUCE_BUCKET = 500_000_000  # DeepSpeed's default reduce_bucket_size (elements)
+HOST_HEADROOM_MB = 8192  # per rank: the data pipeline, tokenizers, CUDA context, a checkpoint being written
+
+
+@dataclass(frozen=True)
+class Linear:
+    """``fixed + per_row * rows``, fitted through two counts."""
+
+    fixed: float
+    per_row: float
+
+    @classmethod
+    def through(cls, rows: tuple[int, int], values: tuple[float, float]) -> Linear:
+        slope = (values[1] - values[0]) / (rows[1] - rows[0])
+        return cls(values[0] - slope * rows[0], slope)
+
+    def at(self, rows: float) -> float:
+        return self.fixed + self.per_row * rows
+
+
+def optimizer_bytes(optimizer: str, trainable: int, matrix_shapes: list[tuple[int, int]], matrix_params: int) -> int:
+    if optimizer == "adamw":
+        return 8 * trainable
+    if optimizer == "adafactor":  # factored second moment per matrix, full per vector; no first moment (beta1 None)
+        return 4 * (sum(r + c for r, c in matrix_shapes) + trainable - matrix_params)
+    raise ValueError(f"unknown optimizer {optimizer!r}")
+
+
+def model_state_bytes(params: int, trainable: int, optimizer_total: int, zero: int, ranks: int) -> dict[str, int]:
+    """Weights, gradients, optimizer state and ZeRO's extra buffers on one GPU."""
+    out = {"weights": 4 * params,
+           "gradients": 4 * trainable // (ranks if zero >= 2 else 1),
+           "optimizer": optimizer_total // (ranks if zero >= 1 else 1)}
+    if zero >= 1:
+        out["zero_buffers"] = 4 * trainable // ranks + 4 * min(REDUCE_BUCKET, trainable)
+    return out
+
+
+def deepspeed_zero2_bytes(params: int, ranks_per_node: int, nodes: int) -> int:
+    """DeepSpeed's own estimate of model-state memory per GPU at ZeRO 2 without offload (16-bit parameters and
+    gradients plus fp32 master weights, gradients and Adam moments partitioned)."""
+    from deepspeed.runtime.zero.stage_1_and_2 import estimate_zero2_model_states_mem_needs
+
+    _, gpu = estimate_zero2_model_states_mem_needs(params, ranks_per_node, nodes, cpu_offload=False)
+    return gpu
+
+
+def korthikanti_layer_bytes(seq: int, batch: int, hidden: int, heads: int) -> float:
+    """Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer Models"), eq. 1: one
+    transformer layer's activations without parallelism, 16-bit activations and 1-byte dropout masks:
+    ``s b h (34 + 5 a s / h)`` bytes."""
+    return seq * batch * hidden * (34 + 5 * heads * seq / hidden)
+
+
+def wall_hours(flops: float, ranks: int, gpu: Gpu, mfu: float) -> float:
+    return flops / (ranks * gpu.bf16_flops * mfu) / 3600
+
+
+def host_mem_mb(params: int, ranks: int) -> int:
+    """Host memory of a node: per rank, the fp32 model as loaded and as gathered for a save, and headroom."""
+    return int(ranks * (2 * 4 * params / 2**20 + HOST_HEADROOM_MB))
+
+
+def runtime_minutes(hours: float, margin: float = 1.25) -> int:
+    """A job's Slurm time limit: the expected wall time with a margin, in whole minutes (at least 30); a job that
+    meets its limit checkpoints and is resubmitted (``common/training/stopping.py``)."""
+    return max(30, math.ceil(hours * 60 * margin))
+
+
+def checkpoint_disk_bytes(params: int, optimizer_total: int, keep: int) -> int:
+    return keep * (4 * params + optimizer_total) + 4 * params

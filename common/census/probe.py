@@ -1,0 +1,214 @@
+"""One paper-scale training step, counted: the paper's own recipe builds its model at the paper's size on the CPU,
+its own collator makes a batch, and one forward and backward are counted.
+
+What stands in for what a paper-scale job downloads (nothing is fetched):
+
+* **pretrained models**: a folder per pinned Hub name holding the pinned ``config.json``
+  (:mod:`common.census.architectures`), with ``from_pretrained`` building the model from that config with
+  small uniform weights (the counts do not depend on the values; sampled losses need finite scores);
+* **tokenizers**: a WordPiece tokenizer per side whose vocabulary has the pinned model's size (or the config's
+  ``tokenizer.vocab_size``), so embedding tables and vocabulary heads have the paper's shapes;
+* **the corpus**: the paper's smoke corpus (synthetic languages), every sentence repeated to at least
+  ``max_length`` words so that each sequence is cut at ``max_length`` (the longest batch a job meets).
+
+Counted, at ``rows`` rows per side (the per-GPU micro batch is a multiple; ``estimate.py`` scales):
+
+* **FLOPs** of forward + backward: ``torch.utils.flop_counter.FlopCounterMode`` (matrix products and attention);
+* **activation memory**: the bytes autograd saves for the backward pass (``saved_tensors_hooks``; each storage
+  once), under the job's precision (bf16 autocast on the CPU) and its ``gradient_checkpointing`` /
+  ``grad_cache_rows`` switches, as the trainer applies them;
+* **parameters**: trainable and total, of the model the trainer would wrap.
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import logging
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from common.census.architectures import CONFIGS
+from common.models import hub
+from common.workflow import tokenizers as tokenizer_sides
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class StepCount:
+    rows: int  # sentences (pairs) per side in the counted batch
+    flops: float  # forward + backward
+    activation_bytes: int  # saved for the backward pass
+    params: int
+    trainable_params: int
+    matrix_params: int  # trainable parameters of 2 or more dimensions (Adafactor factors these)
+    matrix_shapes: list[tuple[int, int]]  # (rows, columns) of each such parameter, for Adafactor's state
+    training: dict  # the job's training section with the run's own overrides (e.g. a variant's batch)
+
+
+# ------------------------------------------------------------------ stand-ins for the downloads
+@contextlib.contextmanager
+def stand_in_models(root: Path) -> Iterator[None]:
+    """Pinned Hub names resolve to config-only folders under ``root``; ``from_pretrained`` builds from the config."""
+    from transformers import AutoConfig, PreTrainedModel
+    from transformers.initialization import no_init_weights
+
+    for name, config in CONFIGS.items():
+        folder = root / "models" / hub.model(name).folder
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "config.json").write_text(json.dumps(config))
+        (folder / "done.json").write_text("{}")
+    original = PreTrainedModel.__dict__["from_pretrained"]
+
+    def from_config(cls, path, *args, config=None, **kwargs):
+        config = config if config is not None else AutoConfig.from_pretrained(path)
+        with no_init_weights():
+            model = cls(config, **{k: v for k, v in kwargs.items() if k == "add_pooling_layer"})
+        with torch.no_grad():  # small values (not the paper's, not garbage: sampling losses need finite scores)
+            for p in model.parameters():
+                p.uniform_(-0.02, 0.02)
+        return model
+
+    saved_cache = os.environ.get("XLING_CACHE")
+    os.environ["XLING_CACHE"] = str(root)
+    PreTrainedModel.from_pretrained = classmethod(from_config)
+    try:
+        yield
+    finally:
+        PreTrainedModel.from_pretrained = original
+        if saved_cache is None:
+            os.environ.pop("XLING_CACHE", None)
+        else:
+            os.environ["XLING_CACHE"] = saved_cache
+
+
+def side_vocab_size(cfg: dict, spec: dict) -> int:
+    name = spec.get("tokenizer") or spec.get("pretrained")
+    return CONFIGS[name]["vocab_size"] if name else int(cfg["tokenizer"]["vocab_size"])
+
+
+def stand_in_tokenizers(cfg: dict, init: str, words: list[str], out: Path) -> Path:
+    """The ``--tokenizer`` folder of a run: per side, a WordPiece vocabulary of the paper's size holding ``words``
+    whole (and every character), filled up with unused pieces."""
+    from tokenizers.processors import TemplateProcessing
+    from transformers import PreTrainedTokenizerFast
+
+    from common.models.tokenizer import SPECIAL_TOKENS, save_wordpiece
+
+    enc = cfg["encoders"][init]
+    folder = Path(tokenizer_sides.folder(str(out), init, enc))
+    words = sorted({w.lower() for w in words})  # the stand-in lower-cases, as our WordPiece tokenizers do
+    chars = sorted({c for w in words for c in w})
+    for side in tokenizer_sides.sides(enc):
+        spec = enc if side == tokenizer_sides.SHARED else enc[side]
+        size = side_vocab_size(cfg, spec)
+        vocab = list(dict.fromkeys(SPECIAL_TOKENS + chars + [f"##{c}" for c in chars] + words))[:size]
+        vocab += [f"[unused{i}]" for i in range(size - len(vocab))]
+        side_dir = folder / side if side != tokenizer_sides.SHARED else folder
+        name = spec.get("tokenizer") or spec.get("pretrained")
+        if name and CONFIGS[name].get("type_vocab_size", 2) == 1:
+            # a model with one token type (XLM-R): no token types, pairs laid out as RoBERTa's, all type 0 (saved as a
+            # plain fast tokenizer: BertTokenizerFast would put its own pair template back when loaded)
+            backend = save_wordpiece(vocab, side_dir).backend_tokenizer
+            backend.post_processor = TemplateProcessing(
+                single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] [SEP] $B:0 [SEP]",
+                special_tokens=[(t, vocab.index(t)) for t in ("[CLS]", "[SEP]")])
+            PreTrainedTokenizerFast(tokenizer_object=backend, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]",
+                                    sep_token="[SEP]", mask_token="[MASK]",
+                                    model_input_names=["input_ids", "attention_mask"]).save_pretrained(side_dir)
+        else:
+            save_wordpiece(vocab, side_dir)
+    return folder
+
+
+def stretch(example, length: int):
+    """Each sentence of an example repeated to at least ``length`` words (other fields unchanged)."""
+    def long(s):
+        if not isinstance(s, str) or not s:
+            return s
+        n = len(s.split())
+        return " ".join([s] * (-(-length // max(n, 1))))
+
+    return tuple(long(x) for x in example) if isinstance(example, tuple) else long(example)
+
+
+def recipe_of(paper: str):
+    module = importlib.import_module(f"papers.{paper}.train")
+    for value in vars(module).values():
+        if isinstance(value, type) and getattr(value, "paper", None) == paper and hasattr(value, "build"):
+            return value()
+    raise LookupError(f"papers.{paper}.train defines no recipe")
+
+
+# ------------------------------------------------------------------ counting
+def saved_activation_bytes(model: torch.nn.Module, run_step) -> tuple[int, object]:
+    """Bytes of the distinct storages autograd saves for the backward pass while ``run_step()`` builds its graph,
+    the parameters' own storages excepted (under autocast their bf16 copies count: they live through the step)."""
+    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    storages: dict[int, int] = {}
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        s = t.untyped_storage()
+        if s.data_ptr() not in params:
+            storages[s.data_ptr()] = s.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = run_step()
+    return sum(storages.values()), out
+
+
+def count_step(paper: str, cfg: dict, run, rows: int, corpus_manifest: dict, workdir: Path) -> StepCount:
+    """Count one training step of ``run`` (a :class:`common.runs.Run`) as its paper-scale job would take it."""
+    from common.training.cli import RunArguments
+    from common.training.grad_cache import enable_grad_cache
+    from common.training.trainer import enable_activation_checkpointing
+
+    recipe = recipe_of(paper)
+    args = RunArguments(scale="paper", method=run.method, init=run.init, seed=run.seed, corpus="-",
+                        tokenizer="-", output_dir=str(workdir / "run"), experiment=paper)
+    examples = recipe.examples(cfg, args, corpus_manifest)
+    if len(examples) < rows:
+        raise ValueError(f"{len(examples)} probe examples for {run.key}; {rows} needed")
+    t = cfg["training"]
+    length = int(t["max_length"])
+    words = sorted({w for ex in examples[:2000] for s in (ex if isinstance(ex, tuple) else (ex,))
+                    if isinstance(s, str) for w in s.split()})
+    args.tokenizer = str(stand_in_tokenizers(cfg, run.init, words, workdir / "tokenizer"))
+    with stand_in_models(workdir / "hub"):
+        built = recipe.build(cfg, args, corpus_manifest, examples)
+    model = built.model.train()
+    training = {**t, **built.training_overrides}
+    if training.get("gradient_checkpointing"):
+        enable_activation_checkpointing(model)
+    if training.get("grad_cache_rows"):
+        enable_grad_cache(model, int(training["grad_cache_rows"]))
+    batch = built.collate([stretch(e, length) for e in examples[:rows]], torch.Generator().manual_seed(0))
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(training.get("precision", "fp32"))
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    counter = FlopCounterMode(display=False)
+    with counter:
+        with torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None):
+            saved, out = saved_activation_bytes(model, lambda: model(**batch))
+        out["loss"].backward()
+    matrices = [tuple(p.shape[:1]) + (p[0].numel(),) for p in trainable if p.ndim >= 2]
+    return StepCount(rows=rows, flops=float(counter.get_total_flops()), activation_bytes=int(saved),
+                     params=sum(p.numel() for p in model.parameters()),
+                     trainable_params=sum(p.numel() for p in trainable),
+                     matrix_params=sum(r * c for r, c in matrices), matrix_shapes=matrices, training=training)
+
+
+def probe_corpus(paper: str, workdir: Path, data_root: str) -> dict:
+    """The paper's smoke corpus (synthetic languages), written under ``workdir``: the probe's examples."""
+    from common.config import load_config
+    from common.data.corpus import prepare
+
+    spec = load_config(paper, "smoke")["corpus"]
+    return prepare(spec["kind"], workdir / "corpus", data_root, spec.get(spec["kind"], {}))
+

@@ -1,0 +1,92 @@
+"""The census: its formulas by hand, one paper's step counted through the real recipe at a tiny stand-in size, and
+the census's figures reaching the paper-scale train rules and the preflight."""
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from common.census import estimate as est
+
+
+def test_formulas_by_hand():
+    line = est.Linear.through((4, 8), (10.0, 18.0))
+    assert (line.fixed, line.per_row, line.at(100)) == (2.0, 2.0, 202.0)
+    # Adafactor: a 3 x 4 matrix keeps 3 + 4 factors, a 5-vector its 5 second moments; fp32
+    assert est.optimizer_bytes("adafactor", 17, [(3, 4)], 12) == 4 * (7 + 5)
+    assert est.optimizer_bytes("adamw", 17, [(3, 4)], 12) == 8 * 17
+    assert est.model_state_bytes(100, 80, 640, zero=0, ranks=4) == {"weights": 400, "gradients": 320,
+                                                                     "optimizer": 640}
+    z2 = est.model_state_bytes(100, 80, 640, zero=2, ranks=4)
+    assert z2 == {"weights": 400, "gradients": 80, "optimizer": 160, "zero_buffers": 80 + 320}
+    assert est.model_state_bytes(100, 80, 640, zero=1, ranks=4)["gradients"] == 320
+    # Korthikanti et al. eq. 1: s b h (34 + 5 a s / h) = 128 * 8 * 768 * (34 + 10)
+    assert est.korthikanti_layer_bytes(128, 8, 768, 12) == 128 * 8 * 768 * 44
+    a100 = est.GPUS["a100"]
+    assert est.wall_hours(3600 * 8 * a100.bf16_flops * 0.3, 8, a100, 0.3) == pytest.approx(1.0)
+    assert est.runtime_minutes(2.0) == 150 and est.runtime_minutes(0.01) == 30
+
+
+TINY = {"model_type": "bert", "architectures": ["BertForMaskedLM"], "vocab_size": 700, "hidden_size": 32,
+        "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 64, "max_position_embeddings": 64,
+        "type_vocab_size": 2}
+
+
+def test_a_dap_step_counted_through_its_recipe(tmp_path, monkeypatch):
+    """DAP's paper-scale TR job with mBERT replaced by a tiny BERT: the probe builds the recipe's model (its
+    parameters those of the bare encoder), and FLOPs and saved activations grow with the rows."""
+    from transformers import BertConfig, BertModel
+
+    from common.census import architectures, probe
+    from common.config import load_config
+    from common.runs import Run
+
+    monkeypatch.setitem(architectures.CONFIGS, "bert-base-multilingual-cased", TINY)
+    cfg = load_config("dap", "paper")
+    cfg["training"]["max_length"] = 12
+    manifest = probe.probe_corpus("dap", tmp_path, "-")
+    counts = [probe.count_step("dap", cfg, Run("tr", "mbert", 1), n, manifest, tmp_path / str(n)) for n in (2, 4)]
+    expected = sum(p.numel() for p in BertModel(BertConfig(**TINY), add_pooling_layer=False).parameters())
+    assert counts[0].params == counts[0].trainable_params == expected
+    # two sides x rows x 12 tokens; forward + backward = 3 x the forward's 2 N t, plus attention
+    non_embedding = expected - sum(p.numel() for p in BertModel(BertConfig(**TINY)).embeddings.parameters())
+    assert counts[0].flops >= 6 * non_embedding * 2 * 2 * 12
+    assert counts[1].flops == pytest.approx(2 * counts[0].flops, rel=0.05)
+    assert counts[1].activation_bytes > counts[0].activation_bytes > 0
+    assert counts[0].training["global_batch_size"] == 1024  # the paper's
+
+
+def test_paper_train_rules_and_preflight_read_the_census(tmp_path):
+    from common.workflow import launch, preflight
+
+    row = {"paper": "dap", "job": "xlmr/dap", "gpus": 8, "nodes": 1, "mem_mb": 100000, "runtime_minutes": 600,
+           "memory_per_gpu_gib": 30.0}
+    path = tmp_path / "paper.json"
+    path.write_text(json.dumps({"jobs": [row, {**row, "job": "xlmr/tr", "memory_per_gpu_gib": 90.0},
+                                         {"paper": "dap", "job": "mbert/tr", "error": "boom"}]}))
+    cfg = {"scale": "paper", "training": {"gpus": 8}, "resources": {"train": {"mem_mb": 1, "runtime": 2}}}
+    res = launch.train_resources(cfg, "dap", path)
+    wc = SimpleNamespace(init="xlmr", method="dap")
+    assert (res["mem_mb"](wc), res["runtime"](wc)) == (100000, 600)
+    other = SimpleNamespace(init="mbert", method="tr")  # not counted: the config's figures
+    assert (res["mem_mb"](other), res["runtime"](other)) == (1, 2)
+    half = launch.train_resources({**cfg, "training": {"gpus": 4}}, "dap", path)  # the gpus override
+    assert (half["mem_mb"](wc), half["runtime"](wc)) == (50000, 1200)
+    assert launch.train_resources({**cfg, "scale": "rehearsal"}, "dap", path) == cfg["resources"]["train"]
+    fit = preflight.census_fit(launch.census_jobs("dap", path), "h100")
+    assert not fit.ok and fit.missing == ["xlmr/tr: 90.0 GiB per GPU > 80 GiB (H100 SXM 80GB)"]
+    assert not preflight.census_fit({}, None).ok
+
+
+def test_the_committed_census_covers_every_paper_scale_training_job():
+    """figures/census/paper.json has a counted row for each (init, method) of the four papers' run registries."""
+    import importlib
+
+    from common.config import load_config
+    from common.workflow.launch import CENSUS
+
+    rows = json.loads(CENSUS.read_text())["jobs"]
+    for paper in ("moco", "hictl", "vmsst", "dap"):
+        cfg = load_config(paper, "paper")
+        jobs = {f"{r.init}/{r.method}" for r in importlib.import_module(f"papers.{paper}.runs").registry(cfg)}
+        counted = {r["job"] for r in rows if r["paper"] == paper and "error" not in r}
+        assert jobs == counted, (paper, sorted(jobs - counted))
