@@ -7,8 +7,10 @@
 2. **Korthikanti et al. 2022, eq. 1** against the bytes autograd saves in one BERT-base layer (bf16 autocast,
    dropout 0.1) at sequence 128, batch 8.
 3. **A measured CPU run**: two AdamW training steps of a 4-layer, 256-wide BERT (ranking loss, 32 pairs of 64
-   tokens, fp32): the census's prediction (weights + gradients + AdamW moments + saved activations) against the
-   peak resident memory the steps add in a fresh process, and the counted FLOPs against ``6 N t`` plus attention.
+   tokens, fp32): the census's prediction (gradients + AdamW moments + saved activations, above the weights)
+   against torch's own estimator (``torch.distributed._tools.MemTracker``, which follows one call of a module per
+   iteration: both sides of the pairs go through one encoder call) and the peak resident memory the steps add in a
+   fresh process; and the counted FLOPs against ``6 N t`` plus attention.
 """
 from __future__ import annotations
 
@@ -66,37 +68,67 @@ def _reset_peak_rss() -> int:
     return _peak_rss()
 
 
-def _child() -> dict:
-    """One AdamW step of the small model, its peak RSS above the set-up, and the census's prediction."""
-    from torch.utils.flop_counter import FlopCounterMode
-
-    from common.census.probe import saved_activation_bytes
+def _small_step():
+    """The small model, its optimizer and one training step (both sides of 32 pairs in one encoder call: the same
+    loss, and ``MemTracker`` follows one call of a module per iteration)."""
     from common.losses.translation_ranking import TranslationRankingLoss
 
     torch.manual_seed(0)
-    torch.set_num_threads(2)
     enc = _bert(256, 4, 4, 1024, dropout=0.0).train()
     opt = torch.optim.AdamW(enc.parameters(), lr=1e-4)
     g = torch.Generator().manual_seed(1)
-    x, y = (torch.randint(1000, 30000, (32, 64), generator=g) for _ in range(2))
-    mask = torch.ones(32, 64, dtype=torch.long)
-    params = sum(p.numel() for p in enc.parameters())
+    ids = torch.randint(1000, 30000, (64, 64), generator=g)  # (2 x 32 pairs, 64 tokens)
+    mask = torch.ones(64, 64, dtype=torch.long)
     loss_fn = TranslationRankingLoss(temperature=0.05)
-    counter = FlopCounterMode(display=False)
-    base = _reset_peak_rss()
-    for step in range(2):  # the second step holds the AdamW moments made by the first
-        with counter if step else contextlib.nullcontext():
-            saved, loss = saved_activation_bytes(enc, lambda: loss_fn(enc(x, mask)[0], enc(y, mask)[0]))
+
+    def forward():
+        v = enc(ids, mask)[0]  # (64, D)
+        return loss_fn(v[:32], v[32:])
+
+    def step(counter=None):
+        with counter if counter is not None else contextlib.nullcontext():
+            saved, loss = saved_activation_bytes(enc, forward)
             loss.backward()
         opt.step()
         opt.zero_grad(set_to_none=True)
+        return saved
+
+    return enc, opt, step
+
+
+def _child() -> dict:
+    """Two AdamW steps of the small model: peak RSS above the set-up, and the census's prediction."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    torch.set_num_threads(2)
+    enc, _, step = _small_step()
+    params = sum(p.numel() for p in enc.parameters())
+    base = _reset_peak_rss()
+    counter = FlopCounterMode(display=False)
+    step()
+    saved = step(counter)  # the second step holds the AdamW moments made by the first
     peak = _peak_rss()
     non_embedding = params - sum(p.numel() for p in enc.backbone.embeddings.parameters())
-    tokens, layers, seq, hidden = 2 * 32 * 64, 4, 64, 256
+    tokens, layers, seq, hidden = 64 * 64, 4, 64, 256
     analytic = 6 * non_embedding * tokens + 3 * 4 * layers * seq * hidden * tokens  # + attention scores, 3x fwd
     predicted = 4 * params + 8 * params + saved  # gradients, AdamW moments and activations above the weights
     return {"params": params, "measured_mb": (peak - base) / 2**20, "predicted_mb": predicted / 2**20,
             "flops": counter.get_total_flops(), "analytic_flops": analytic}
+
+
+def memtracker_mb() -> float:
+    """torch's own estimate (``torch.distributed._tools.MemTracker``) of the small step's peak above the weights."""
+    from torch.distributed._tools.mem_tracker import MemTracker
+
+    enc, opt, step = _small_step()
+    tracker = MemTracker()
+    tracker.track_external(enc, opt)
+    with tracker:
+        step()
+        tracker.reset_mod_stats()
+        step()
+    peak = next(iter(tracker.get_tracker_snapshot("peak").values()))
+    return (peak["Total"] - sum(v for k, v in peak.items() if str(k).endswith("PARAM"))) / 2**20
 
 
 def crosschecks() -> dict:
@@ -113,7 +145,7 @@ def crosschecks() -> dict:
     values["korthikanti_layer"] = layer_check()
     proc = subprocess.run([sys.executable, "-m", "common.census.crosscheck", "--child"], capture_output=True,
                           text=True, check=True)
-    values["measured_cpu_step"] = json.loads(proc.stdout.strip().splitlines()[-1])
+    values["measured_cpu_step"] = {**json.loads(proc.stdout.strip().splitlines()[-1]), "memtracker_mb": memtracker_mb()}
     d, k, m = values["deepspeed_zero2"], values["korthikanti_layer"], values["measured_cpu_step"]
     lines = [
         f"1. **DeepSpeed ZeRO-2 estimator**, XLM-R base ({d['params'] / 1e6:.0f} M parameters), 8 GPUs: ours "
@@ -126,9 +158,9 @@ def crosschecks() -> dict:
         f"(ratio {k['ratio']:.2f}; the formula assumes every saved activation in 16 bits and 1-byte dropout masks, "
         "CPU autocast keeps softmax and layer-norm inputs in fp32 and masks as bool).",
         f"3. **A measured CPU run**, two steps (BERT 4 x 256, {m['params'] / 1e6:.1f} M parameters, AdamW, 32 pairs "
-        f"x 64 tokens, fp32): predicted {m['predicted_mb']:.0f} MB above the set-up, "
-        f"measured {m['measured_mb']:.0f} MB "
-        f"peak RSS (ratio {m['predicted_mb'] / m['measured_mb']:.2f}); FLOPs counted {m['flops'] / 1e9:.1f} G, "
+        f"x 64 tokens, fp32): predicted {m['predicted_mb']:.0f} MB above the weights, torch's MemTracker "
+        f"{m['memtracker_mb']:.0f} MB, measured {m['measured_mb']:.0f} MB peak RSS (predicted / measured "
+        f"{m['predicted_mb'] / m['measured_mb']:.2f}); FLOPs counted {m['flops'] / 1e9:.1f} G, "
         f"6 N t + attention {m['analytic_flops'] / 1e9:.1f} G (ratio {m['flops'] / m['analytic_flops']:.3f}).",
     ]
     return {"values": values, "lines": lines}

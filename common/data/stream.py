@@ -1,11 +1,11 @@
-"""Training corpora read by position through memory maps: nothing holds a corpus in a Python list.
+"""Training corpora read by position from disk: nothing holds a corpus in a Python list or maps it into memory.
 
-A training file (UTF-8, one example per line) gets an index of its line starts, built once in one streaming pass
-and kept beside it (``<file>.lines.i64``, int64; ``<file>.nonblank.i64`` for the lines with text), written
-atomically, so every rank of a job opens the same index. The file itself is memory-mapped: example ``i`` is
+A training file (UTF-8, one example per line) gets an index of its lines' byte spans, built once in one streaming
+pass and kept beside it (``<file>.lines.i64``, int64 pairs; ``<file>.nonblank.i64`` for the lines with text),
+written atomically, so every rank of a job opens the same index. Example ``i`` is read (two ``pread`` calls) and
 decoded when the trainer's sampler asks for it, so a rank reads only its own slice of each step's global batch
 (:class:`common.training.sampler.StepSampler`) and a resumed run starts at its step's sample offset without reading
-what came before. Resident memory is the pages touched, not the corpus (``scripts/bench_stream_rss.py``).
+what came before. Resident memory does not grow with the corpus (``scripts/bench_stream_rss.py``).
 
 Tokenization stays in each paper's collator, per batch: the collators tokenize the two sides of a pair together
 (TLM's joint input, RTL's targets, HICTL's reorderings), so one pre-tokenized form could not serve them all; a
@@ -17,7 +17,6 @@ adding a language id), :class:`Concat` (files one after another, in order).
 from __future__ import annotations
 
 import bisect
-import mmap
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -28,7 +27,7 @@ import numpy as np
 from common.io import DataFormatError
 
 T = TypeVar("T")
-CHUNK = 1 << 24  # bytes per pass of the index builder
+CHUNK = 1 << 22  # bytes per pass of the index builder (its memory: about 3 x this)
 
 
 class Positional(Sequence[T]):
@@ -46,74 +45,79 @@ class Positional(Sequence[T]):
         return self._get(i % len(self))
 
 
-def _write_line_starts(path: Path, out) -> None:
-    """Write the start offset of every line (a last line without a newline included) as int64, chunk by chunk:
-    the index never sits in memory whole."""
-    size = path.stat().st_size
-    if size:
-        out.write(np.zeros(1, dtype=np.int64).tobytes())
-    offset = 0
+def _write_line_spans(path: Path, out) -> None:
+    """Write (start, end) byte offsets of every line, line end excluded (a last line without a newline included),
+    as int64 pairs, chunk by chunk: the index never sits in memory whole."""
+    size, offset, start = path.stat().st_size, 0, 0
     with open(path, "rb") as fh:
         while chunk := fh.read(CHUNK):
-            starts = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == 10).astype(np.int64) + offset + 1
-            out.write(starts[starts < size].tobytes())  # no line after a final newline
+            ends = np.flatnonzero(np.frombuffer(chunk, dtype=np.uint8) == 10).astype(np.int64) + offset
+            if len(ends):
+                starts = np.concatenate([[start], ends[:-1] + 1])
+                out.write(np.stack([starts, ends], axis=1).tobytes())
+                start = int(ends[-1]) + 1
             offset += len(chunk)
+    if start < size:
+        out.write(np.array([start, size], dtype=np.int64).tobytes())
 
 
-def _write_nonblank_starts(path: Path, out) -> None:
-    """Write the start offsets of the lines with text besides whitespace (``str.strip``'s sense), in blocks."""
-    block, offset = [], 0
+def _write_nonblank_spans(path: Path, out) -> None:
+    """Write (start, end) of the lines with text besides whitespace (``str.strip``'s sense), in blocks."""
+    block: list[int] = []
+    offset = 0
     with open(path, "rb") as fh:
         for raw in fh:
             if raw.strip():
-                block.append(offset)
+                block += (offset, offset + len(raw.rstrip(b"\n")))
             offset += len(raw)
-            if len(block) >= 1 << 16:
+            if len(block) >= 1 << 17:
                 out.write(np.asarray(block, dtype=np.int64).tobytes())
                 block.clear()
     out.write(np.asarray(block, dtype=np.int64).tobytes())
 
 
-def _index(path: Path, skip_blank: bool) -> np.ndarray:
-    """The line starts of ``path`` (int64, memory-mapped), from ``<file>.lines.i64`` / ``<file>.nonblank.i64``,
-    written beside it (atomically) when missing or older than the file."""
+def _index(path: Path, skip_blank: bool) -> Path:
+    """``<file>.lines.i64`` / ``<file>.nonblank.i64`` beside ``path``: (start, end) int64 pairs, written
+    (atomically) when missing or older than the file."""
     index = path.with_name(path.name + (".nonblank.i64" if skip_blank else ".lines.i64"))
     if not index.exists() or index.stat().st_mtime < path.stat().st_mtime:
         tmp = index.with_name(f"{index.name}.{os.getpid()}.tmp")
         with open(tmp, "wb") as out:
-            (_write_nonblank_starts if skip_blank else _write_line_starts)(path, out)
+            (_write_nonblank_spans if skip_blank else _write_line_spans)(path, out)
         os.replace(tmp, index)
-    if index.stat().st_size == 0:
-        return np.zeros(0, dtype=np.int64)
-    return np.memmap(index, dtype=np.int64, mode="r")
+    return index
 
 
 class IndexedLines(Positional[str]):
     """The lines of a UTF-8 file by position (without their line ends; with ``skip_blank``, the non-blank ones).
-    Bad UTF-8 is a :class:`DataFormatError` naming the file and the line."""
+    Each item is two positioned reads (``os.pread``: its span in the index, then its bytes), so nothing of the
+    file or the index is mapped into the process: resident memory stays flat however large the corpus (a memory
+    map would count every page it touched, ``scripts/bench_stream_rss.py``). Bad UTF-8 is a
+    :class:`DataFormatError` naming the file and the line."""
 
     def __init__(self, path: str | os.PathLike, *, skip_blank: bool = False):
         self.path = Path(path)
         if not self.path.is_file():
             raise FileNotFoundError(f"{self.path}: no such file")
-        self.starts = _index(self.path, skip_blank)
-        size = self.path.stat().st_size
-        self._map: mmap.mmap | bytes = b""
-        if size:
-            fd = os.open(self.path, os.O_RDONLY)
-            try:
-                self._map = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
-            finally:
+        index = _index(self.path, skip_blank)
+        self._len = index.stat().st_size // 16
+        self._index_fd, self._fd = os.open(index, os.O_RDONLY), os.open(self.path, os.O_RDONLY)
+
+    def __del__(self) -> None:
+        for fd in (getattr(self, "_index_fd", None), getattr(self, "_fd", None)):
+            if fd is not None:
                 os.close(fd)
-        self._size = size
 
     def __len__(self) -> int:
-        return len(self.starts)
+        return self._len
+
+    def span(self, i: int) -> tuple[int, int]:
+        start, end = np.frombuffer(os.pread(self._index_fd, 16, 16 * i), dtype=np.int64).tolist()
+        return start, end
 
     def _get(self, i: int) -> str:
-        start = int(self.starts[i])
-        end = self._map.find(b"\n", start)
-        raw = self._map[start:self._size if end < 0 else end]
+        start, end = self.span(i)
+        raw = os.pread(self._fd, end - start, start)
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -124,7 +128,12 @@ class IndexedLines(Positional[str]):
 
     def line_number(self, i: int) -> int:
         """The 1-based line of the file that item ``i`` is (blank lines skipped by the index still count)."""
-        return _count_newlines(self._map[:int(self.starts[i])]) + 1
+        start, newlines = self.span(i)[0], 0
+        with open(self.path, "rb") as fh:
+            while start > 0 and (chunk := fh.read(min(CHUNK, start))):
+                newlines += _count_newlines(chunk)
+                start -= len(chunk)
+        return newlines + 1
 
 
 def _count_newlines(data) -> int:

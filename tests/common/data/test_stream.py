@@ -43,7 +43,7 @@ def test_the_index_is_kept_and_rebuilt_when_the_file_changes(tmp_path):
     f = write(tmp_path / "c.txt", b"x\ny\n")
     assert list(IndexedLines(f)) == ["x", "y"]
     index = tmp_path / "c.txt.lines.i64"
-    assert np.fromfile(index, dtype=np.int64).tolist() == [0, 2]
+    assert np.fromfile(index, dtype=np.int64).tolist() == [0, 1, 2, 3]  # (start, end) of each line
     write(f, b"longer line\nz\nw\n")
     os.utime(f, (index.stat().st_mtime + 5, index.stat().st_mtime + 5))
     assert list(IndexedLines(f)) == ["longer line", "z", "w"]
