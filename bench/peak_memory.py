@@ -28,6 +28,12 @@ def measure_in_children(script: str, args: list[str], variants: list[str]) -> li
     return rows
 
 
+def against_plain(row: dict, plain: dict) -> str:
+    """The table cells ``peak MB | vs plain | seconds | vs plain |`` of a variant's row."""
+    return (f"{row['peak_above_setup_mb']} | {row['peak_above_setup_mb'] / plain['peak_above_setup_mb']:.2f} | "
+            f"{row['seconds']} | {row['seconds'] / plain['seconds']:.2f} |")
+
+
 def write_figures(out: str | None, lines: list[str], record: dict) -> None:
     """Print the markdown table; with ``out``, write it to ``<out>.md`` and ``record`` to ``<out>.json``."""
     print("\n".join(lines))

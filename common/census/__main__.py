@@ -20,14 +20,16 @@ import time
 from pathlib import Path
 
 from common.census import estimate as est
-from common.census.crosscheck import crosschecks
-from common.census.probe import count_step, probe_corpus
+from common.census.crosscheck import crosschecks, describe
+from common.census.probe import TooLargeHere, count_step, probe_corpus
 from common.config import load_config
-from common.io import atomic_write, write_json
+from common.io import atomic_write, read_json, write_json
 
 log = logging.getLogger(__name__)
 PAPERS = ["moco", "hictl", "vmsst", "dap"]
-PROBE_ROWS = (2, 4)  # two batch sizes for the fits (DAP's "both" needs two rows, queues divide by them)
+# two batch sizes for the fits: (1, 2), or (2, 4) for a job that cannot take one row (DAP's "both" direction
+# splits the batch in two halves)
+PROBE_ROWS = ((1, 2), (2, 4))
 # what each paper reports about its compute (the papers' own words; docs: shared/papers)
 REPORTED = {"moco": ("4 V100, about 15 hours (section 3.1)", 60.0),
             "hictl": ("8 V100 (section 4.1); time not reported", None),
@@ -35,7 +37,9 @@ REPORTED = {"moco": ("4 V100, about 15 hours (section 3.1)", 60.0),
             "dap": ("8 V100 for 1 day (section 4.2)", 192.0)}
 
 
-def job_rows(paper: str, mfu: float, data_root: str) -> list[dict]:
+def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict], save) -> list[dict]:
+    """The census rows of a paper's training jobs; ``done`` (job -> row of an earlier census run) are kept as they
+    are, and ``save(rows)`` is called after each new row (a long census resumes where it stopped)."""
     cfg = load_config(paper, "paper")
     registry = importlib.import_module(f"papers.{paper}.runs").registry(cfg)
     groups: dict[tuple[str, str], list] = {}
@@ -44,55 +48,78 @@ def job_rows(paper: str, mfu: float, data_root: str) -> list[dict]:
     t = cfg["training"]
     gpus, nodes = int(t.get("gpus", 1)), int(t.get("nodes", 1))
     ranks = max(1, gpus) * nodes
-    rows = []
+    rows: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="census-") as tmp:
-        manifest = probe_corpus(paper, Path(tmp), data_root)
+        manifest = probe_corpus(paper, Path(tmp), data_root, cfg.get("census", {}).get("languages"))
         for (init, method), runs in groups.items():
             t0 = time.time()
             row = {"paper": paper, "job": f"{init}/{method}", "seeds": len(runs), "gpus": gpus, "nodes": nodes}
-            try:
-                counts = [count_step(paper, cfg, runs[0], n, manifest, Path(tmp) / f"{init}.{method}.{n}")
-                          for n in PROBE_ROWS]
-            except Exception as exc:  # a job the probe cannot build is listed with the reason, not dropped
-                log.exception("census of %s/%s failed", paper, row["job"])
-                rows.append({**row, "error": f"{type(exc).__name__}: {exc}"})
+            if row["job"] in done:
+                rows.append({**done[row["job"]], "seeds": len(runs)})
                 continue
-            row.update(_needs(counts, ranks, mfu))
+            row.update(_probe(paper, cfg, runs[0], manifest, Path(tmp) / f"{init}.{method}", ranks, mfu))
             log.info("%s %s: %.1f GiB per GPU, %.0f A100-hours (%.0f s)", paper, row["job"],
-                     row["memory_per_gpu_gib"], row["gpu_hours"]["a100"], time.time() - t0)
+                     row.get("memory_per_gpu_gib", float("nan")), row.get("gpu_hours", {}).get("a100", float("nan")),
+                     time.time() - t0)
             rows.append(row)
+            save(rows)
     return rows
 
 
-def _needs(counts, ranks: int, mfu: float) -> dict:
+def _probe(paper: str, cfg: dict, run, manifest: dict, workdir: Path, ranks: int, mfu: float) -> dict:
+    """A job's needs, or what could be counted of them and why not the rest."""
+    for probe_rows in PROBE_ROWS:
+        try:
+            counts = [count_step(paper, cfg, run, n, manifest, workdir / str(n)) for n in probe_rows]
+            return _needs(counts, probe_rows, ranks, mfu)
+        except TooLargeHere as exc:  # parameters and model states only
+            log.warning("%s %s/%s: %s", paper, run.init, run.method, exc)
+            return {**_states(exc.partial, ranks), "not_counted": f"activations and FLOPs: {exc}"}
+        except Exception as exc:  # a job the probe cannot build is listed with the reason, not dropped
+            log.exception("census of %s %s/%s at %s rows failed", paper, run.init, run.method, probe_rows)
+            error = f"{type(exc).__name__}: {exc}"
+    return {"error": error}
+
+
+def _needs(counts, probe_rows: tuple[int, int], ranks: int, mfu: float) -> dict:
     c = counts[-1]
     training = c.training
     steps, batch = int(training["max_steps"]), int(training["global_batch_size"])
     micro = batch / ranks
-    flops = est.Linear.through(PROBE_ROWS, (counts[0].flops, counts[1].flops))
-    acts = est.Linear.through(PROBE_ROWS, (counts[0].activation_bytes, counts[1].activation_bytes))
-    opt = est.optimizer_bytes(training.get("optimizer", "adamw"), c.trainable_params, c.matrix_shapes,
-                              c.matrix_params)
-    states = est.model_state_bytes(c.params, c.trainable_params, opt, int(training.get("zero_stage", 0)), ranks)
-    per_gpu = sum(states.values()) + acts.at(micro)
+    flops = est.Linear.through(probe_rows, (counts[0].flops, counts[1].flops))
+    acts = est.Linear.through(probe_rows, (counts[0].activation_bytes, counts[1].activation_bytes))
+    row = _states(c, ranks)
+    per_gpu = row["model_states_gib"]["total"] * est.GIB + acts.at(micro)
     step_flops = flops.per_row * batch + flops.fixed * ranks
     run_flops = step_flops * steps
     hours = {k: est.wall_hours(run_flops, ranks, g, mfu) for k, g in est.GPUS.items()}
-    return {"params": c.params, "trainable_params": c.trainable_params, "precision": training.get("precision"),
-            "zero_stage": int(training.get("zero_stage", 0)), "optimizer": training.get("optimizer", "adamw"),
-            "max_length": int(training["max_length"]), "global_batch": batch, "micro_batch_per_gpu": micro,
-            "steps": steps, "pairs_seen": batch * steps,
-            "model_states_gib": {k: v / est.GIB for k, v in states.items()},
-            "activations_gib": acts.at(micro) / est.GIB, "memory_per_gpu_gib": per_gpu / est.GIB,
+    return {**row, "activations_gib": acts.at(micro) / est.GIB, "memory_per_gpu_gib": per_gpu / est.GIB,
             "fits": {k: per_gpu / est.GIB <= g.memory_gib for k, g in est.GPUS.items()},
             "flops_per_step": step_flops, "flops_run": run_flops, "wall_hours": hours,
             "gpu_hours": {k: h * ranks for k, h in hours.items()},
+            "runtime_minutes": est.runtime_minutes(hours["a100"])}
+
+
+def _states(c, ranks: int) -> dict:
+    """What the parameter counts alone tell: model states per GPU, checkpoint disk, host memory."""
+    training = c.training
+    steps, batch = int(training["max_steps"]), int(training["global_batch_size"])
+    opt = est.optimizer_bytes(training.get("optimizer", "adamw"), c.trainable_params, c.matrix_shapes,
+                              c.matrix_params)
+    states = est.model_state_bytes(c.params, c.trainable_params, opt, int(training.get("zero_stage", 0)), ranks)
+    return {"params": c.params, "trainable_params": c.trainable_params, "precision": training.get("precision"),
+            "zero_stage": int(training.get("zero_stage", 0)), "optimizer": training.get("optimizer", "adamw"),
+            "max_length": int(training["max_length"]), "global_batch": batch, "micro_batch_per_gpu": batch / ranks,
+            "steps": steps, "pairs_seen": batch * steps,
+            "model_states_gib": {**{k: v / est.GIB for k, v in states.items()},
+                                 "total": sum(states.values()) / est.GIB},
             "checkpoint_disk_gib": est.checkpoint_disk_bytes(c.params, opt, int(training.get("keep_checkpoints", 2)))
-            / est.GIB,
-            "runtime_minutes": est.runtime_minutes(hours["a100"]), "mem_mb": est.host_mem_mb(c.params, ranks)}
+            / est.GIB, "mem_mb": est.host_mem_mb(c.params, ranks)}
 
 
 def markdown(rows: list[dict], mfu: float, checks: dict) -> str:
+    """The census as markdown: per paper its GPU-hours beside the paper's own statement, a row per job; then the
+    cross-checks (``checks``: :func:`common.census.crosscheck.crosschecks`'s figures)."""
     lines = ["# Census of the paper-scale training jobs", "",
              "Written by `python -m common.census` (`snakemake census`) from the code: each paper's recipe builds its "
              "model at the paper's size, one step is counted (FlopCounterMode; the bytes autograd saves), and "
@@ -103,29 +130,41 @@ def markdown(rows: list[dict], mfu: float, checks: dict) -> str:
         mine = [r for r in rows if r["paper"] == paper]
         if not mine:
             continue
-        ok = [r for r in mine if "error" not in r]
+        ok = [r for r in mine if "gpu_hours" in r]
         total = {k: sum(r["gpu_hours"][k] * r["seeds"] for r in ok) for k in est.GPUS}
         said, hours = REPORTED[paper]
+        partial = sum(r["seeds"] for r in mine if "gpu_hours" not in r)
         lines += [f"## {paper}", "",
                   f"GPU-hours of all {sum(r['seeds'] for r in mine)} training jobs: **{total['a100']:,.0f} A100-hours"
-                  f"**, {total['h100']:,.0f} H100-hours. The paper: {said}"
+                  f"**, {total['h100']:,.0f} H100-hours"
+                  + (f" (without the {partial} job(s) whose step could not be counted here)" if partial else "")
+                  + f". The paper: {said}"
                   + (f" = {hours:g} V100-hours for its main model." if hours else "."), "",
                   "| job | seeds | params (M) | GPUs | micro batch / GPU | memory / GPU (GiB): states + activations "
-                  "| fits 80 GB | TFLOP / step | A100 h (wall) | H100 h (wall) | checkpoints (GiB) |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "| fits 80 GB | TFLOP / step | pairs seen (M) | EFLOP / run | A100 h (wall) | H100 h (wall) "
+                  "| checkpoints (GiB) |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in mine:
             if "error" in r:
-                lines.append(f"| {r['job']} | {r['seeds']} | not counted: {r['error'][:120]} |||||||||")
+                lines.append(f"| {r['job']} | {r['seeds']} | not counted: {r['error'][:120]} |||||||||||")
                 continue
-            states = sum(r["model_states_gib"].values())
+            states = r["model_states_gib"]["total"]
+            if "not_counted" in r:
+                lines.append(f"| {r['job']} | {r['seeds']} | {r['params'] / 1e6:,.0f} | {r['gpus'] * r['nodes']} | "
+                             f"{r['micro_batch_per_gpu']:g} | {states:.1f} + activations not counted "
+                             f"({r['not_counted'].removeprefix('activations and FLOPs: ')}) | "
+                             f"{'yes' if states <= 80 else '**no**'} (states) | | {r['pairs_seen'] / 1e6:,.1f} | | | "
+                             f"| {r['checkpoint_disk_gib']:.1f} |")
+                continue
             lines.append(
                 f"| {r['job']} | {r['seeds']} | {r['params'] / 1e6:,.0f} | {r['gpus'] * r['nodes']} | "
                 f"{r['micro_batch_per_gpu']:g} | {r['memory_per_gpu_gib']:.1f} = {states:.1f} + "
                 f"{r['activations_gib']:.1f} | {'yes' if r['fits']['a100'] else '**no**'} | "
-                f"{r['flops_per_step'] / 1e12:,.1f} | {r['wall_hours']['a100']:,.1f} | {r['wall_hours']['h100']:,.1f} "
+                f"{r['flops_per_step'] / 1e12:,.1f} | {r['pairs_seen'] / 1e6:,.1f} | {r['flops_run'] / 1e18:,.2f} | "
+                f"{r['wall_hours']['a100']:,.1f} | {r['wall_hours']['h100']:,.1f} "
                 f"| {r['checkpoint_disk_gib']:.1f} |")
         lines.append("")
-    lines += ["## Cross-checks", "", *checks["lines"], ""]
+    lines += ["## Cross-checks", "", *describe(checks), ""]
     return "\n".join(lines)
 
 
@@ -135,16 +174,38 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--mfu", type=float, default=est.DEFAULT_MFU)
     p.add_argument("--data-root", default="../shared/data", help="unused by the synthetic probe corpora")
     p.add_argument("--out", default="figures/census/paper", help="writes <out>.md and <out>.json")
+    p.add_argument("--render", action="store_true", help="only write <out>.md again from <out>.json")
+    p.add_argument("--fresh", action="store_true", help="count every job again (default: keep the rows of <out>.json)")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    rows = [r for paper in a.papers for r in job_rows(paper, a.mfu, a.data_root)]
-    checks = crosschecks()
     out = Path(a.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_json(out.with_suffix(".json"), {"mfu": a.mfu, "gpus": {k: vars(g) for k, g in est.GPUS.items()},
-                                          "jobs": rows, "crosschecks": checks["values"]})
+    if a.render:
+        saved = read_json(out.with_suffix(".json"))
+        rows, checks, mfu = saved["jobs"], saved["crosschecks"], saved["mfu"]
+    else:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        old = read_json(out.with_suffix(".json")) if out.with_suffix(".json").exists() else {"jobs": []}
+        if old.get("mfu", a.mfu) != a.mfu or a.fresh:
+            old = {"jobs": []}
+        rows: list[dict] = []
+
+        def save(new: list[dict], checks: dict | None = None) -> None:
+            """Every row so far (this run's, then the earlier runs' of other papers), in the papers' order."""
+            mine = {(r["paper"], r["job"]) for r in rows + new}
+            kept = [r for r in old["jobs"] if (r["paper"], r["job"]) not in mine]
+            every = sorted(kept + rows + new, key=lambda r: PAPERS.index(r["paper"]))
+            write_json(out.with_suffix(".json"), {"mfu": a.mfu, "gpus": {k: vars(g) for k, g in est.GPUS.items()},
+                                                  "jobs": every, "crosschecks": checks or old.get("crosschecks")})
+
+        for paper in a.papers:
+            done = {r["job"]: r for r in old["jobs"] if r["paper"] == paper and "memory_per_gpu_gib" in r}
+            rows += job_rows(paper, a.mfu, a.data_root, done, save)
+        checks, mfu = crosschecks(), a.mfu
+        save([], checks)
+        saved = read_json(out.with_suffix(".json"))
+        rows = saved["jobs"]
     with atomic_write(out.with_suffix(".md")) as fh:
-        fh.write(markdown(rows, a.mfu, checks))
+        fh.write(markdown(rows, mfu, checks))
     log.info("census of %d jobs -> %s.md", len(rows), out)
 
 

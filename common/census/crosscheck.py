@@ -24,6 +24,7 @@ import torch
 
 from common.census import estimate as est
 from common.census.architectures import CONFIGS
+from common.census.probe import saved_activation_bytes
 
 
 def _bert(hidden: int, layers: int, heads: int, ffn: int, vocab: int = 30522, dropout: float = 0.1):
@@ -39,8 +40,6 @@ def _bert(hidden: int, layers: int, heads: int, ffn: int, vocab: int = 30522, dr
 def layer_check(seq: int = 128, batch: int = 8) -> dict:
     from transformers import BertConfig
     from transformers.models.bert.modeling_bert import BertLayer
-
-    from common.census.probe import saved_activation_bytes
 
     torch.manual_seed(0)
     h, a = 768, 12
@@ -132,6 +131,7 @@ def memtracker_mb() -> float:
 
 
 def crosschecks() -> dict:
+    """The figures of the three cross-checks (``describe`` writes them out)."""
     values = {}
     xlmr = CONFIGS["xlm-roberta-base"]
     h, layers, v, ffn = xlmr["hidden_size"], xlmr["num_hidden_layers"], xlmr["vocab_size"], xlmr["intermediate_size"]
@@ -146,8 +146,13 @@ def crosschecks() -> dict:
     proc = subprocess.run([sys.executable, "-m", "common.census.crosscheck", "--child"], capture_output=True,
                           text=True, check=True)
     values["measured_cpu_step"] = {**json.loads(proc.stdout.strip().splitlines()[-1]), "memtracker_mb": memtracker_mb()}
+    return values
+
+
+def describe(values: dict) -> list[str]:
+    """The three cross-checks as numbered markdown lines."""
     d, k, m = values["deepspeed_zero2"], values["korthikanti_layer"], values["measured_cpu_step"]
-    lines = [
+    return [
         f"1. **DeepSpeed ZeRO-2 estimator**, XLM-R base ({d['params'] / 1e6:.0f} M parameters), 8 GPUs: ours "
         f"{d['ours_gib']:.2f} GiB of model states per GPU, DeepSpeed's {d['deepspeed_gib']:.2f} GiB (ratio "
         f"{d['ratio']:.2f}). Ours keeps fp32 weights (DeepSpeed's assumes 16-bit) and counts the reduction bucket; "
@@ -163,7 +168,6 @@ def crosschecks() -> dict:
         f"{m['predicted_mb'] / m['measured_mb']:.2f}); FLOPs counted {m['flops'] / 1e9:.1f} G, "
         f"6 N t + attention {m['analytic_flops'] / 1e9:.1f} G (ratio {m['flops'] / m['analytic_flops']:.3f}).",
     ]
-    return {"values": values, "lines": lines}
 
 
 if __name__ == "__main__":
@@ -172,4 +176,4 @@ if __name__ == "__main__":
     if p.parse_args().child:
         print(json.dumps(_child()))
     else:
-        print("\n".join(crosschecks()["lines"]))
+        print("\n".join(describe(crosschecks())))

@@ -22,6 +22,8 @@ Counted, at ``rows`` rows per side (the per-GPU micro batch is a multiple; ``est
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import gc
 import importlib
 import json
 import logging
@@ -38,6 +40,25 @@ from common.models import hub
 from common.workflow import tokenizers as tokenizer_sides
 
 log = logging.getLogger(__name__)
+
+
+class TooLargeHere(RuntimeError):
+    """The job's model does not fit this machine's memory for a counted step; its parameters were counted on the
+    meta device (``partial``)."""
+
+    def __init__(self, partial: StepCount, need_gb: float, have_gb: float):
+        super().__init__(f"a counted step needs about {need_gb:.0f} GB (fp32 weights and gradients); this machine "
+                         f"has {have_gb:.0f} GB available")
+        self.partial = partial
+
+
+def available_gb() -> float:
+    """Memory this process can still take: the earlier probes' models collected and their pages returned first."""
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)  # glibc keeps freed arenas otherwise
+    with open("/proc/meminfo") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("MemAvailable:")) / 2**20
 
 
 @dataclass
@@ -173,7 +194,8 @@ def count_step(paper: str, cfg: dict, run, rows: int, corpus_manifest: dict, wor
     recipe = recipe_of(paper)
     args = RunArguments(scale="paper", method=run.method, init=run.init, seed=run.seed, corpus="-",
                         tokenizer="-", output_dir=str(workdir / "run"), experiment=paper)
-    examples = recipe.examples(cfg, args, corpus_manifest)
+    with stand_in_models(workdir / "hub"):  # a recipe may read its pretrained model's config (VMSST's depth)
+        examples = recipe.examples(cfg, args, corpus_manifest)
     if len(examples) < rows:
         raise ValueError(f"{len(examples)} probe examples for {run.key}; {rows} needed")
     t = cfg["training"]
@@ -181,6 +203,15 @@ def count_step(paper: str, cfg: dict, run, rows: int, corpus_manifest: dict, wor
     words = sorted({w for ex in examples[:2000] for s in (ex if isinstance(ex, tuple) else (ex,))
                     if isinstance(s, str) for w in s.split()})
     args.tokenizer = str(stand_in_tokenizers(cfg, run.init, words, workdir / "tokenizer"))
+    try:  # first the shapes only, on the meta device: does a counted step fit this machine?
+        with stand_in_models(workdir / "hub"), torch.device("meta"):
+            meta = recipe.build(cfg, args, corpus_manifest, examples)
+        shapes = _parameters(meta.model, {**t, **meta.training_overrides}, rows)
+    except Exception:  # noqa: BLE001 - a recipe that cannot build on the meta device is built for real
+        shapes = None
+    have = available_gb()
+    if shapes is not None and 8 * shapes.params / 1e9 * 1.3 > have:  # weights and gradients, and some room
+        raise TooLargeHere(shapes, 8 * shapes.params / 1e9 * 1.3, have)
     with stand_in_models(workdir / "hub"):
         built = recipe.build(cfg, args, corpus_manifest, examples)
     model = built.model.train()
@@ -191,24 +222,36 @@ def count_step(paper: str, cfg: dict, run, rows: int, corpus_manifest: dict, wor
         enable_grad_cache(model, int(training["grad_cache_rows"]))
     batch = built.collate([stretch(e, length) for e in examples[:rows]], torch.Generator().manual_seed(0))
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(training.get("precision", "fp32"))
-    trainable = [p for p in model.parameters() if p.requires_grad]
     counter = FlopCounterMode(display=False)
     with counter:
         with torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None):
             saved, out = saved_activation_bytes(model, lambda: model(**batch))
         out["loss"].backward()
-    matrices = [tuple(p.shape[:1]) + (p[0].numel(),) for p in trainable if p.ndim >= 2]
-    return StepCount(rows=rows, flops=float(counter.get_total_flops()), activation_bytes=int(saved),
-                     params=sum(p.numel() for p in model.parameters()),
+    shapes = _parameters(model, training, rows)
+    shapes.flops, shapes.activation_bytes = float(counter.get_total_flops()), int(saved)
+    return shapes
+
+
+def _parameters(model: torch.nn.Module, training: dict, rows: int) -> StepCount:
+    """The parameter counts of ``model`` (any device, the meta device included); FLOPs and activations zero."""
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    matrices = [(p.shape[0], p[0].numel()) for p in trainable if p.ndim >= 2]
+    return StepCount(rows=rows, flops=0.0, activation_bytes=0, params=sum(p.numel() for p in model.parameters()),
                      trainable_params=sum(p.numel() for p in trainable),
                      matrix_params=sum(r * c for r, c in matrices), matrix_shapes=matrices, training=training)
 
 
-def probe_corpus(paper: str, workdir: Path, data_root: str) -> dict:
-    """The paper's smoke corpus (synthetic languages), written under ``workdir``: the probe's examples."""
+def probe_corpus(paper: str, workdir: Path, data_root: str, languages: list[str] | None = None) -> dict:
+    """The paper's smoke corpus (synthetic languages), written under ``workdir``: the probe's examples. With
+    ``languages`` (the paper config's ``census.languages``), the first synthetic training languages take those
+    codes, for runs that train on named languages."""
     from common.config import load_config
     from common.data.corpus import prepare
 
     spec = load_config(paper, "smoke")["corpus"]
-    return prepare(spec["kind"], workdir / "corpus", data_root, spec.get(spec["kind"], {}))
+    manifest = prepare(spec["kind"], workdir / "corpus", data_root, spec.get(spec["kind"], {}))
+    keys = sorted(manifest["train"])
+    rename = dict(zip(keys, languages or []))
+    manifest["train"] = {rename.get(k, k): path for k, path in manifest["train"].items()}
+    return manifest
 

@@ -104,7 +104,7 @@ def train_resources(cfg: dict, experiment: str, census: Path = CENSUS) -> dict:
         host memory grows with the ranks of a node, wall time shrinks with all ranks."""
         def value(wildcards):
             row = jobs.get(f"{wildcards.init}/{wildcards.method}")
-            if row is None:
+            if row is None or key not in row:  # not in the census, or its step not counted (too large here)
                 return base.get(fallback)
             counted = max(1, row["gpus"]) * row["nodes"]
             return math.ceil(row[key] * (ranks / counted if per_rank else counted / ranks))
