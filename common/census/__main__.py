@@ -21,7 +21,7 @@ from pathlib import Path
 
 from common.census import estimate as est
 from common.census.crosscheck import crosschecks, describe
-from common.census.probe import TooLargeHere, count_step, probe_corpus
+from common.census.probe import TooLargeHere, count_steps, probe_corpus
 from common.config import load_config
 from common.io import atomic_write, read_json, write_json
 
@@ -70,7 +70,7 @@ def _probe(paper: str, cfg: dict, run, manifest: dict, workdir: Path, ranks: int
     """A job's needs, or what could be counted of them and why not the rest."""
     for probe_rows in PROBE_ROWS:
         try:
-            counts = [count_step(paper, cfg, run, n, manifest, workdir / str(n)) for n in probe_rows]
+            counts = count_steps(paper, cfg, run, probe_rows, manifest, workdir / "x".join(map(str, probe_rows)))
             return _needs(counts, probe_rows, ranks, mfu)
         except TooLargeHere as exc:  # parameters and model states only
             log.warning("%s %s/%s: %s", paper, run.init, run.method, exc)

@@ -185,8 +185,10 @@ def saved_activation_bytes(model: torch.nn.Module, run_step) -> tuple[int, objec
     return sum(storages.values()), out
 
 
-def count_step(paper: str, cfg: dict, run, rows: int, corpus_manifest: dict, workdir: Path) -> StepCount:
-    """Count one training step of ``run`` (a :class:`common.runs.Run`) as its paper-scale job would take it."""
+def count_steps(paper: str, cfg: dict, run, rows: tuple[int, ...], corpus_manifest: dict,
+                workdir: Path) -> list[StepCount]:
+    """Count one training step of ``run`` (a :class:`common.runs.Run`) as its paper-scale job would take it, at each
+    batch size of ``rows``: the stand-ins and the model are built once, a step counted per batch size."""
     from common.training.cli import RunArguments
     from common.training.grad_cache import enable_grad_cache
     from common.training.trainer import enable_activation_checkpointing
@@ -196,8 +198,8 @@ def count_step(paper: str, cfg: dict, run, rows: int, corpus_manifest: dict, wor
                         tokenizer="-", output_dir=str(workdir / "run"), experiment=paper)
     with stand_in_models(workdir / "hub"):  # a recipe may read its pretrained model's config (VMSST's depth)
         examples = recipe.examples(cfg, args, corpus_manifest)
-    if len(examples) < rows:
-        raise ValueError(f"{len(examples)} probe examples for {run.key}; {rows} needed")
+    if len(examples) < max(rows):
+        raise ValueError(f"{len(examples)} probe examples for {run.key}; {max(rows)} needed")
     t = cfg["training"]
     length = int(t["max_length"])
     words = sorted({w for ex in examples[:2000] for s in (ex if isinstance(ex, tuple) else (ex,))
@@ -206,12 +208,13 @@ def count_step(paper: str, cfg: dict, run, rows: int, corpus_manifest: dict, wor
     try:  # first the shapes only, on the meta device: does a counted step fit this machine?
         with stand_in_models(workdir / "hub"), torch.device("meta"):
             meta = recipe.build(cfg, args, corpus_manifest, examples)
-        shapes = _parameters(meta.model, {**t, **meta.training_overrides}, rows)
+        shapes = _parameters(meta.model, {**t, **meta.training_overrides}, max(rows))
     except Exception:  # noqa: BLE001 - a recipe that cannot build on the meta device is built for real
         shapes = None
-    have = available_gb()
-    if shapes is not None and 8 * shapes.params / 1e9 * 1.3 > have:  # weights and gradients, and some room
-        raise TooLargeHere(shapes, 8 * shapes.params / 1e9 * 1.3, have)
+    if shapes is not None:
+        need, have = 8 * shapes.params / 1e9 * 1.3, available_gb()  # weights and gradients, and some room
+        if need > have:
+            raise TooLargeHere(shapes, need, have)
     with stand_in_models(workdir / "hub"):
         built = recipe.build(cfg, args, corpus_manifest, examples)
     model = built.model.train()
@@ -220,16 +223,19 @@ def count_step(paper: str, cfg: dict, run, rows: int, corpus_manifest: dict, wor
         enable_activation_checkpointing(model)
     if training.get("grad_cache_rows"):
         enable_grad_cache(model, int(training["grad_cache_rows"]))
-    batch = built.collate([stretch(e, length) for e in examples[:rows]], torch.Generator().manual_seed(0))
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(training.get("precision", "fp32"))
-    counter = FlopCounterMode(display=False)
-    with counter:
-        with torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None):
-            saved, out = saved_activation_bytes(model, lambda: model(**batch))
-        out["loss"].backward()
-    shapes = _parameters(model, training, rows)
-    shapes.flops, shapes.activation_bytes = float(counter.get_total_flops()), int(saved)
-    return shapes
+    counts = []
+    for n in rows:
+        batch = built.collate([stretch(e, length) for e in examples[:n]], torch.Generator().manual_seed(0))
+        counter = FlopCounterMode(display=False)
+        with counter:
+            with torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None):
+                saved, out = saved_activation_bytes(model, lambda b=batch: model(**b))
+            out["loss"].backward()
+        model.zero_grad(set_to_none=True)
+        counts.append(_parameters(model, training, n))
+        counts[-1].flops, counts[-1].activation_bytes = float(counter.get_total_flops()), int(saved)
+    return counts
 
 
 def _parameters(model: torch.nn.Module, training: dict, rows: int) -> StepCount:

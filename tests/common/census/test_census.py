@@ -44,7 +44,7 @@ def test_a_dap_step_counted_through_its_recipe(tmp_path, monkeypatch):
     cfg = load_config("dap", "paper")
     cfg["training"]["max_length"] = 12
     manifest = probe.probe_corpus("dap", tmp_path, "-")
-    counts = [probe.count_step("dap", cfg, Run("tr", "mbert", 1), n, manifest, tmp_path / str(n)) for n in (2, 4)]
+    counts = probe.count_steps("dap", cfg, Run("tr", "mbert", 1), (2, 4), manifest, tmp_path / "probe")
     expected = sum(p.numel() for p in BertModel(BertConfig(**TINY), add_pooling_layer=False).parameters())
     assert counts[0].params == counts[0].trainable_params == expected
     # two sides x rows x 12 tokens; forward + backward = 3 x the forward's 2 N t, plus attention
