@@ -30,21 +30,15 @@ def corpus(folder: Path, lines: int) -> Path:
     return path
 
 
-def _vm(key: str) -> int:
-    with open("/proc/self/status") as fh:
-        return next(int(line.split()[1]) for line in fh if line.startswith(key)) // 1024
-
-
 def child(path: Path, mode: str, steps: int, batch: int, ranks: int) -> dict:
+    from common.training.metrics_log import peak_rss_bytes, reset_peak_rss
     from common.training.sampler import StepSampler
 
     if mode == "stream":
         from common.data.stream import Concat, TsvPairs, tagged
     else:
         from common.data.loaders import read_tsv_pairs
-    with open("/proc/self/clear_refs", "w") as fh:
-        fh.write("5")  # VmHWM := the current RSS
-    base = _vm("VmHWM:")
+    base = reset_peak_rss() // 2**20
     t0 = time.perf_counter()
     if mode == "stream":
         examples = Concat([tagged(TsvPairs(path), 1)])
@@ -57,7 +51,7 @@ def child(path: Path, mode: str, steps: int, batch: int, ranks: int) -> dict:
     chars = 0
     for step in range(steps):
         chars += sum(len(a) + len(b) for a, b, _ in (examples[i] for i in sampler.local_indices(step)))
-    return {"mode": mode, "lines": len(examples), "peak_above_imports_mb": _vm("VmHWM:") - base,
+    return {"mode": mode, "lines": len(examples), "peak_above_imports_mb": peak_rss_bytes() // 2**20 - base,
             "open_s": round(opened, 2), "steps_s": round(time.perf_counter() - t0, 2), "chars": chars}
 
 
@@ -81,6 +75,7 @@ def main() -> None:
     variants = []
     for n in a.sizes:
         path = corpus(folder, n)
+        path.with_name(path.name + ".lines.i64").unlink(missing_ok=True)  # the index is built in the measured run
         variants += [f"stream:{path}"] + ([f"list:{path}"] if n <= a.list_up_to else [])
     rows = measure_in_children(__file__, ["--steps", str(a.steps), "--batch", str(a.batch), "--ranks", str(a.ranks)],
                                variants)

@@ -25,6 +25,7 @@ import torch
 from common.census import estimate as est
 from common.census.architectures import CONFIGS
 from common.census.probe import saved_activation_bytes
+from common.training.metrics_log import peak_rss_bytes, reset_peak_rss
 
 
 def _bert(hidden: int, layers: int, heads: int, ffn: int, vocab: int = 30522, dropout: float = 0.1):
@@ -51,20 +52,6 @@ def layer_check(seq: int = 128, batch: int = 8) -> dict:
     formula = est.korthikanti_layer_bytes(seq, batch, h, a)
     return {"seq": seq, "batch": batch, "ours_mb": ours / 2**20, "korthikanti_mb": formula / 2**20,
             "ratio": ours / formula}
-
-
-def _peak_rss() -> int:
-    """This process's peak resident memory (``VmHWM``), in bytes."""
-    with open("/proc/self/status") as fh:
-        return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmHWM:"))
-
-
-def _reset_peak_rss() -> int:
-    """Reset the peak to the current resident memory and return it (``ru_maxrss`` survives ``exec`` from a large
-    parent, so it cannot be used in a child; ``clear_refs`` 5 resets ``VmHWM``, Linux 4.0+)."""
-    with open("/proc/self/clear_refs", "w") as fh:
-        fh.write("5")
-    return _peak_rss()
 
 
 def _small_step():
@@ -102,11 +89,11 @@ def _child() -> dict:
     torch.set_num_threads(2)
     enc, _, step = _small_step()
     params = sum(p.numel() for p in enc.parameters())
-    base = _reset_peak_rss()
+    base = reset_peak_rss()
     counter = FlopCounterMode(display=False)
     step()
     saved = step(counter)  # the second step holds the AdamW moments made by the first
-    peak = _peak_rss()
+    peak = peak_rss_bytes()
     non_embedding = params - sum(p.numel() for p in enc.backbone.embeddings.parameters())
     tokens, layers, seq, hidden = 64 * 64, 4, 64, 256
     analytic = 6 * non_embedding * tokens + 3 * 4 * layers * seq * hidden * tokens  # + attention scores, 3x fwd
