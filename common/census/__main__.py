@@ -84,14 +84,14 @@ def _probe(paper: str, cfg: dict, run, manifest: dict, workdir: Path, ranks: int
 def _needs(counts, probe_rows: tuple[int, int], ranks: int, mfu: float) -> dict:
     c = counts[-1]
     training = c.training
-    steps, batch = int(training["max_steps"]), int(training["global_batch_size"])
-    micro = batch / ranks
+    batch = int(training["global_batch_size"])
+    micro, accum = _micro_batch(training, ranks)
     flops = est.Linear.through(probe_rows, (counts[0].flops, counts[1].flops))
     acts = est.Linear.through(probe_rows, (counts[0].activation_bytes, counts[1].activation_bytes))
     row = _states(c, ranks)
     per_gpu = row["model_states_gib"]["total"] * est.GIB + acts.at(micro)
-    step_flops = flops.per_row * batch + flops.fixed * ranks
-    run_flops = step_flops * steps
+    step_flops = flops.per_row * batch + flops.fixed * ranks * accum
+    run_flops = step_flops * int(training["max_steps"])
     hours = {k: est.wall_hours(run_flops, ranks, g, mfu) for k, g in est.GPUS.items()}
     return {**row, "activations_gib": acts.at(micro) / est.GIB, "memory_per_gpu_gib": per_gpu / est.GIB,
             "fits": {k: per_gpu / est.GIB <= g.memory_gib for k, g in est.GPUS.items()},
@@ -100,21 +100,38 @@ def _needs(counts, probe_rows: tuple[int, int], ranks: int, mfu: float) -> dict:
             "runtime_minutes": est.runtime_minutes(hours["a100"])}
 
 
+def _micro_batch(training: dict, ranks: int) -> tuple[int, int]:
+    """The per-GPU micro batch and the micro-batches per step, as the trainer splits them
+    (``training.micro_batch_per_gpu``: :func:`common.training.trainer.accumulation_steps`)."""
+    from common.training.trainer import TrainingArguments, accumulation_steps
+
+    accum = accumulation_steps(TrainingArguments.from_config(training, output_dir="census", seed=1), ranks)
+    return int(training["global_batch_size"]) // (ranks * accum), accum
+
+
 def _states(c, ranks: int) -> dict:
     """What the parameter counts alone tell: model states per GPU, checkpoint disk, host memory."""
     training = c.training
     steps, batch = int(training["max_steps"]), int(training["global_batch_size"])
     opt = est.optimizer_bytes(training.get("optimizer", "adamw"), c.trainable_params, c.matrix_shapes,
                               c.matrix_params)
+    micro, accum = _micro_batch(training, ranks)
     states = est.model_state_bytes(c.params, c.trainable_params, opt, int(training.get("zero_stage", 0)), ranks)
     return {"params": c.params, "trainable_params": c.trainable_params, "precision": training.get("precision"),
             "zero_stage": int(training.get("zero_stage", 0)), "optimizer": training.get("optimizer", "adamw"),
-            "max_length": int(training["max_length"]), "global_batch": batch, "micro_batch_per_gpu": batch / ranks,
+            "max_length": int(training["max_length"]), "global_batch": batch, "micro_batch_per_gpu": micro,
+            "accumulation_steps": accum,
             "steps": steps, "pairs_seen": batch * steps,
             "model_states_gib": {**{k: v / est.GIB for k, v in states.items()},
                                  "total": sum(states.values()) / est.GIB},
             "checkpoint_disk_gib": est.checkpoint_disk_bytes(c.params, opt, int(training.get("keep_checkpoints", 2)))
             / est.GIB, "mem_mb": est.host_mem_mb(c.params, ranks)}
+
+
+def _micro(row: dict) -> str:
+    """'256', or '256 x 4' for four accumulated micro-batches per step."""
+    accum = row.get("accumulation_steps", 1)
+    return f"{row['micro_batch_per_gpu']:g}" + (f" x {accum}" if accum > 1 else "")
 
 
 def markdown(rows: list[dict], mfu: float, checks: dict) -> str:
@@ -140,7 +157,8 @@ def markdown(rows: list[dict], mfu: float, checks: dict) -> str:
                   + (f" (without the {partial} job(s) whose step could not be counted here)" if partial else "")
                   + f". The paper: {said}"
                   + (f" = {hours:g} V100-hours for its main model." if hours else "."), "",
-                  "| job | seeds | params (M) | GPUs | micro batch / GPU | memory / GPU (GiB): states + activations "
+                  "| job | seeds | params (M) | GPUs | micro batch / GPU (x accumulated) "
+                  "| memory / GPU (GiB): states + activations "
                   "| fits 80 GB | TFLOP / step | pairs seen (M) | EFLOP / run | A100 h (wall) | H100 h (wall) "
                   "| checkpoints (GiB) |",
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -151,14 +169,14 @@ def markdown(rows: list[dict], mfu: float, checks: dict) -> str:
             states = r["model_states_gib"]["total"]
             if "not_counted" in r:
                 lines.append(f"| {r['job']} | {r['seeds']} | {r['params'] / 1e6:,.0f} | {r['gpus'] * r['nodes']} | "
-                             f"{r['micro_batch_per_gpu']:g} | {states:.1f} + activations not counted "
+                             f"{_micro(r)} | {states:.1f} + activations not counted "
                              f"({r['not_counted'].removeprefix('activations and FLOPs: ')}) | "
                              f"{'yes' if states <= 80 else '**no**'} (states) | | {r['pairs_seen'] / 1e6:,.1f} | | | "
                              f"| {r['checkpoint_disk_gib']:.1f} |")
                 continue
             lines.append(
                 f"| {r['job']} | {r['seeds']} | {r['params'] / 1e6:,.0f} | {r['gpus'] * r['nodes']} | "
-                f"{r['micro_batch_per_gpu']:g} | {r['memory_per_gpu_gib']:.1f} = {states:.1f} + "
+                f"{_micro(r)} | {r['memory_per_gpu_gib']:.1f} = {states:.1f} + "
                 f"{r['activations_gib']:.1f} | {'yes' if r['fits']['a100'] else '**no**'} | "
                 f"{r['flops_per_step'] / 1e12:,.1f} | {r['pairs_seen'] / 1e6:,.1f} | {r['flops_run'] / 1e18:,.2f} | "
                 f"{r['wall_hours']['a100']:,.1f} | {r['wall_hours']['h100']:,.1f} "

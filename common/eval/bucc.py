@@ -148,7 +148,7 @@ def apply_threshold(cands: list[Candidate], gold: set[tuple[str, str]], threshol
 def source_outcomes(src_ids: list[str], cands: list[Candidate], gold: set[tuple[str, str]], threshold: float) -> dict:
     """Per source sentence (in ``src_ids`` order): '1' where it has a gold pair, where its accepted candidate is
     right (true positive) and where it is wrong (false positive). Precision, recall and F1 follow from the
-    sums over any resample of the sentences (the paired bootstrap of :mod:`common.report.claims`)."""
+    sums over any resample of the sentences (the item bootstrap of :mod:`common.report.claims`)."""
     predicted = {c.src: c.trg for c in cands if c.score >= threshold}  # one-to-one: one candidate per source
     gold_src = {s for s, _ in gold}
     return {"gold": "".join("1" if s in gold_src else "0" for s in src_ids),

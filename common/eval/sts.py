@@ -52,6 +52,6 @@ def evaluate(subsets: list[StsPairs], embed, main: str = "wmean") -> dict:
     golds = {s.name: np.asarray(s.scores, dtype=float) for s in subsets}
     out = aggregate(preds, golds)
     out["main_score"] = out[main]["spearman"]
-    # per-pair cosines and gold scores, for the paired bootstrap (common.report.claims)
+    # per-pair cosines and gold scores, for the claims' item bootstrap (common.report.claims)
     out["items"] = {n: {"pred": stored(preds[n]), "gold": golds[n].tolist()} for n in preds}
     return out

@@ -119,4 +119,12 @@ def run(model_dir: str | Path, manifest: dict, params: dict, seed: int,
     scores = finetune_and_evaluate(str(model_dir), load_tokenizer(model_dir), train, tests, args, finetune.device(),
                                    precision)
     scores["protocol"] = protocol
+    scores["clusters"] = premise_clusters(tests["en"] if "en" in tests else next(iter(tests.values())))
     return scores, langs, files
+
+
+def premise_clusters(examples: NliExamples) -> list[int]:
+    """Each test item's premise number (first appearance order): XNLI asks three hypotheses of every premise, and
+    the claims' bootstrap draws a premise with all of them (common/report/claims.py)."""
+    number: dict[str, int] = {}
+    return [number.setdefault(p, len(number)) for p in examples.premise]

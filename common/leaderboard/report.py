@@ -2,12 +2,12 @@
 
 Every method was trained on the same corpus, from the same initial encoder, with the same steps,
 batch and seeds (``config/<scale>.yaml``), and scored by the same registered tasks, so a column
-compares methods on equal terms. A cell is the mean over seeds of the task's main score, its 95 % bootstrap
-interval resampling seeds and test items jointly (:func:`common.report.claims.bootstrap`, the claims tables'
-procedure) and the per-seed values; "n/a" marks a task that does not apply to a method's model (XNLI
-fine-tunes one shared encoder, which MoCo-BERT's language-specific pair is not). Where the config has an NMT
-column (:mod:`common.leaderboard.nmt`), a last column gives each method's BLEU after HICTL's two-stage NMT
-fine-tuning, and a last row the random-init Transformer's.
+compares methods on equal terms. A cell is the mean over seeds of the task's main score, its 95 % interval
+over seeds and test items (:func:`common.report.claims.interval`, the claims tables' procedure) and the per-seed
+values; "n/a" marks a task that does not apply to a method's model (XNLI fine-tunes one shared encoder, which
+MoCo-BERT's language-specific pair is not). Where the config has an NMT column (:mod:`common.leaderboard.nmt`), a
+last column gives each method's BLEU after HICTL's two-stage NMT fine-tuning, and a last row the random-init
+Transformer's.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from common.eval.tasks import get_task
 from common.io import read_json
 from common.leaderboard import nmt as lbnmt
 from common.leaderboard.methods import METHODS, method, registry
-from common.report.claims import Difference, bootstrap, item_metric
+from common.report.claims import Difference, interval, item_metric
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
 from common.report.tables import Table
@@ -38,7 +38,7 @@ def cell(task: str, seeds: list[dict]) -> Difference:
         if abs(m.value() - s["main_score"]) > 1e-3:
             raise ValueError(f"{task}: the item-level metric of seed index {i} gives {m.value()}, its main score "
                              f"is {s['main_score']}")
-    return bootstrap(metrics)
+    return interval(metrics)
 
 
 Cell = tuple[Difference, list[float]] | None  # (mean with interval, main score of every seed); None: not applicable
@@ -85,7 +85,7 @@ def bleu_cell(result: dict) -> Difference:
     if abs(metric.value() - result["main_score"]) > 1e-3:
         raise ValueError(f"{result['checkpoint']}: BLEU from the stored sentence statistics is {metric.value()}, the "
                          f"main score {result['main_score']}")
-    return bootstrap([metric])
+    return interval([metric])
 
 
 def label(row: str) -> str:
@@ -110,9 +110,9 @@ def table(ctx: ReportContext, values: dict, nmt: dict | None) -> Table:
              f"{ctx.cfg['training']['global_batch_size']} pairs, seeds {ctx.cfg['seeds']}, the same corpus "
              f"(leakage rule dropped {ctx.manifest['leakage']['dropped_total']} training pairs).",
              "Main scores: " + "; ".join(f"{t} = {get_task(t).main_score}" for t in tasks) + ".",
-             "95% CI: percentile bootstrap (1000 replicates) resampling seeds and test items jointly, as in the "
-             "papers' claims tables; two methods whose intervals overlap may still differ (a paired comparison "
-             "is tighter)."]
+             "95% CI: Student t over the seeds plus a cluster bootstrap over the test items (1000 replicates), "
+             "as in the papers' claims tables (common/report/claims.py); two methods whose intervals overlap may "
+             "still differ (a paired comparison is tighter)."]
     if any(c is None for per_col in values.values() for c in per_col.values()):
         notes.append("n/a: the task needs one shared encoder to fine-tune; the method's model has language-specific "
                      "encoders.")

@@ -238,19 +238,14 @@ def translate(checkpoint: Path, data: Path, subset: str, references: Path, out: 
     hyps = bleu.read_generate(gen_log, tok, HFDictionary(tok, tags).indices, len(raw))
     norm = bleu.normalizer(tok)
     refs = [norm(r) for r in raw]  # the text the vocabulary can produce (MiniLM's: lower-cased, no accents)
-    lower = tok("A")["input_ids"] == tok("a")["input_ids"]
-    lang = data.name.split("-")[1]
-    result = {"sacrebleu": bleu.sacre_bleu(hyps, refs, lowercase=lower), "beam": beam, "lenpen": lenpen,
-              "checkpoint": str(checkpoint), "subset": subset, "references": str(references), "n": len(refs),
-              "lowercased": lower, "references_normalized": sum(a != b for a, b in zip(raw, refs)),
-              "items": bleu.sentence_statistics(hyps, refs, lowercase=lower), "items_smoothing": "exp"}
-    if tokenized:
-        pretokenized = references.parent / "pretokenized.json"  # tests whose references are tokenized already
-        done = subset.removeprefix("test_") in (json.loads(pretokenized.read_text()) if pretokenized.exists() else [])
-        result["tokenized_bleu"] = bleu.tokenized_bleu(hyps, refs, lang, lower, references_tokenized=done)
-        result["items"] = bleu.tokenized_statistics(hyps, refs, lang, lower, references_tokenized=done)
-        result["items_smoothing"] = "none"
-    result["main_score"] = (result["tokenized_bleu"] if tokenized else result["sacrebleu"])["bleu"]
+    pretokenized = references.parent / "pretokenized.json"  # tests whose references are tokenized already
+    done = subset.removeprefix("test_") in (json.loads(pretokenized.read_text()) if pretokenized.exists() else [])
+    result = {"beam": beam, "lenpen": lenpen, "checkpoint": str(checkpoint), "subset": subset,
+              "references": str(references), "n": len(refs),
+              "references_normalized": sum(a != b for a, b in zip(raw, refs)),
+              **bleu.score(hyps, refs, data.name.split("-")[1], subset.removeprefix("test_"),
+                           uncased_model=tok("A")["input_ids"] == tok("a")["input_ids"], tokenized=tokenized,
+                           references_tokenized=done)}
     out.parent.mkdir(parents=True, exist_ok=True)
     write_lines(out.with_suffix(".hyp.txt"), hyps)
     write_json(out, result)

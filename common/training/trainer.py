@@ -99,7 +99,10 @@ class TrainingArguments:
     tensorboard: bool = True  # TensorBoard events beside metrics.jsonl
     precision: str = "fp32"  # bf16 | fp16 | fp32: common/training/precision.py (the paper scale says bf16)
     zero_stage: int = 0
-    grad_accum: int = 1
+    # > 0: each rank takes its share of a step in micro-batches of this many examples and accumulates their gradients
+    # (one optimizer step per step, the same examples); only for a model whose loss is a mean over its examples
+    # (``batch_decomposable``): an in-batch contrastive loss would see fewer negatives
+    micro_batch_per_gpu: int = 0
     dist_backend: str | None = None  # gloo on CPU, nccl on GPU when None
     stop_after: int | None = None  # testing hook: exit (as if killed) after this step
 
@@ -175,14 +178,25 @@ def _param_groups(model: nn.Module, weight_decay: float) -> list[dict]:
     return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
 
 
+def accumulation_steps(args: TrainingArguments, world_size: int) -> int:
+    """Micro-batches per rank and step: 1, or the rank's share of the global batch over ``micro_batch_per_gpu``."""
+    if args.global_batch_size % world_size:
+        raise ValueError(f"global batch {args.global_batch_size} is not divisible by world size {world_size}")
+    local = args.global_batch_size // world_size
+    if not args.micro_batch_per_gpu or args.micro_batch_per_gpu >= local:
+        return 1
+    if local % args.micro_batch_per_gpu:
+        raise ValueError(f"each rank's {local} examples per step (global batch {args.global_batch_size} over "
+                         f"{world_size} ranks) are not a whole number of micro-batches of {args.micro_batch_per_gpu}")
+    return local // args.micro_batch_per_gpu
+
+
 def deepspeed_config(args: TrainingArguments, world_size: int) -> dict:
-    if args.global_batch_size % (world_size * args.grad_accum):
-        raise ValueError(f"global batch {args.global_batch_size} is not divisible by "
-                         f"world size {world_size} x grad_accum {args.grad_accum}")
+    accum = accumulation_steps(args, world_size)
     return {
         "train_batch_size": args.global_batch_size,
-        "train_micro_batch_size_per_gpu": args.global_batch_size // (world_size * args.grad_accum),
-        "gradient_accumulation_steps": args.grad_accum,
+        "train_micro_batch_size_per_gpu": args.global_batch_size // (world_size * accum),
+        "gradient_accumulation_steps": accum,
         "gradient_clipping": args.grad_clip,
         **deepspeed_precision(args.precision),
         "zero_optimization": {"stage": args.zero_stage},
@@ -259,6 +273,11 @@ class Trainer:
 
         self.rank, self.world = dist.get_rank(), dist.get_world_size()
         seed_everything(self.args.seed + self.rank)
+        self.accum = accumulation_steps(self.args, self.world)
+        if self.accum > 1 and not getattr(self.model, "batch_decomposable", False):
+            raise ValueError(f"micro_batch_per_gpu {self.args.micro_batch_per_gpu} splits each rank's batch in "
+                             f"{self.accum}, but {type(self.model).__name__}'s loss is not declared a mean over its "
+                             "examples (batch_decomposable): accumulated micro-batches would change what it optimizes")
         if self.args.gradient_checkpointing:
             enable_activation_checkpointing(self.model)
         if self.args.grad_cache_rows:
@@ -379,11 +398,18 @@ class Trainer:
             if on_step is not None:
                 on_step(step)
             gen = torch.Generator().manual_seed(self.args.seed * 7919 + step * 104729 + self.rank)
-            batch = self.collate([self.examples[i] for i in self.sampler.local_indices(step)], gen)
-            batch = {k: v.to(device) if torch.is_tensor(v) else v for k, v in batch.items()}
-            out = self.engine(**batch)
-            self.engine.backward(out["loss"])
-            self.engine.step()
+            local = self.sampler.local_indices(step)
+            size = len(local) // self.accum
+            outs = []
+            for start in range(0, len(local), size):  # one micro-batch unless micro_batch_per_gpu splits the step
+                batch = self.collate([self.examples[i] for i in local[start:start + size]], gen)
+                batch = {k: v.to(device) if torch.is_tensor(v) else v for k, v in batch.items()}
+                outs.append(self.engine(**batch))
+                self.engine.backward(outs[-1]["loss"])  # DeepSpeed divides by the accumulation steps
+                self.engine.step()  # the optimizer steps after the last micro-batch only
+            out = outs[0] if self.accum == 1 else {
+                k: torch.stack([o[k].detach() for o in outs]).mean() for k, v in outs[0].items()
+                if torch.is_tensor(v) and v.ndim == 0}
             step += 1
             bar.update(1)
             if self.on_step is not None:

@@ -3,8 +3,8 @@
 Outputs in ``figures/hictl/<scale>/``: Table 1 (XTREME overview), Table 2 (comparison rows), Table 3
 (ablations), appendix Tables 10-14 (XNLI, PAWS-X, POS, NER, Tatoeba per language), a per-language QA table,
 Figure 4 (t-SNE of parallel sentence sets, the initial encoder beside HICTL), a ``claims`` table (Tables 1
-and 3, with 95 % paired bootstrap intervals) and ``README.md``. A task without data at a scale keeps the paper's
-numbers and says why ours is absent. The machine-translation tables (Tables 4-6) are a report of their own, in
+and 3, with 95 % intervals over seeds and test items) and ``README.md``. A task without data at a scale keeps the
+paper's numbers and says why ours is absent. The machine-translation tables (Tables 4-6) are a report of their own, in
 ``figures/hictl/<scale>/nmt/`` (:mod:`papers.hictl.report_nmt`): a separate Snakemake rule, so the pre-training
 tables do not wait for, or re-run with, the NMT stages.
 """
@@ -17,7 +17,7 @@ import numpy as np
 
 from common.config import PAPER_SCALES, load_paper_config
 from common.eval.tasks import get_task
-from common.report.claims import Combined, item_metric, paired_bootstrap, verdict
+from common.report.claims import INTERVAL_NOTE, Combined, item_metric, paired_difference, verdict
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
 from common.report.results import stat
@@ -269,7 +269,7 @@ def claims(ctx: ReportContext) -> Table:
         return [Combined([p[k] for p in per], [1 / len(tasks)] * len(tasks)) for k in range(len(per[0]))]
 
     def row(claim: str, name: str, a: list, b: list) -> list:
-        d = paired_bootstrap(a, b)
+        d = paired_difference(a, b)
         return [claim, name, stat([x.value() for x in a]), stat([x.value() for x in b]), d.mean,
                 f"[{d.lo:.1f}, {d.hi:.1f}]", d.seeds, verdict(d, 1)]
 
@@ -292,9 +292,8 @@ def claims(ctx: ReportContext) -> Table:
     return Table("claims", f"The paper's claims at scale '{ctx.scale}'",
                  ["claim", "metric", "A", "B", "B − A", "95% CI", "seeds", "verdict"], rows,
                  [f"Encoder '{init}'; Table 1 claims over seeds {ctx.cfg['seeds']}, Table 3 claims on seed "
-                  f"{ctx.cfg['ablation_seed']}, paired by seed. 95% CI: paired bootstrap over seeds and test items "
-                  "jointly (XNLI items, BUCC source sentences, Tatoeba sentences, questions), 1000 replicates. "
-                  "Verdict: 'holds' when the interval lies above zero, 'reversed' below, else 'inconclusive'.",
+                  f"{ctx.cfg['ablation_seed']}, paired by seed (the seeds column: how many each row used). "
+                  + INTERVAL_NOTE,
                   "Table 3's ordering (the paper's drops in Avg.: sentence CTL 2.4, MT data 1.0, word CTL 0.6): "
                   "compare the B − A column of the three ablation rows.",
                   "The NMT claims are in nmt/claims.", task_note(ctx)])

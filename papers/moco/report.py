@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import Path
 
 from common.config import PAPER_SCALES, load_paper_config
-from common.report.claims import item_metric, paired_bootstrap, verdict
+from common.report.claims import INTERVAL_NOTE, item_metric, paired_difference, verdict
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
 from common.report.results import ResultStore, mean, stat
@@ -208,7 +208,7 @@ def analysis_tables(store: ResultStore, rep: dict, cfg: dict, scale: str, w: str
 
 
 def claims(res: Results, cfg: dict) -> Table:
-    """Section 3.4's claims at this scale: each a difference with a 95 % paired bootstrap interval over seeds
+    """Section 3.4's claims at this scale: each a difference with a 95 % interval over seeds
     and test items (:mod:`common.report.claims`) and the verdict it supports."""
     def metrics(run: str) -> dict[str, list]:
         return {"STS avg (wmean)": [item_metric("sts-en", s) for s in res.get(run, STS)],
@@ -216,7 +216,7 @@ def claims(res: Results, cfg: dict) -> Table:
                 "Tatoeba (both directions)": [item_metric("tatoeba", s) for s in res.get(run, TATOEBA)]}
 
     def row(claim: str, name: str, a: list, b: list, label_a: str, label_b: str) -> list:
-        d = paired_bootstrap(a, b)
+        d = paired_difference(a, b)
         return [claim, name, label_a, stat([m.value() for m in a]), label_b, stat([m.value() for m in b]), d.mean,
                 f"[{d.lo:.1f}, {d.hi:.1f}]", d.seeds, verdict(d)]
 
@@ -235,10 +235,8 @@ def claims(res: Results, cfg: dict) -> Table:
                         "w/o momentum", "with momentum"))
     return Table("claims", "Section 3.4 claims at this scale",
                  ["claim", "metric", "A", "A score", "B", "B score", "B − A", "95% CI", "seeds", "verdict"], rows,
-                 [f"Seeds {cfg['seeds']}, paired by seed. 95% CI: paired bootstrap over seeds and test items jointly "
-                  "(STS pairs per subset, BUCC source sentences, Tatoeba sentences), 1000 replicates. Verdict: 'holds' "
-                  "when the interval lies above zero (B better, the paper's side), 'reversed' when below, else "
-                  "'inconclusive'. 'Larger queues help' compares consecutive Figure 2 sizes.",
+                 [f"Seeds {cfg['seeds']}, paired by seed (the seeds column: how many each row used). B better is the "
+                  "paper's side. " + INTERVAL_NOTE, "'Larger queues help' compares consecutive Figure 2 sizes.",
                   queue_age_note(cfg, load_paper_config("moco", "paper")),
                   momentum_note(cfg, load_paper_config("moco", "paper"))])
 

@@ -244,6 +244,14 @@ class VMSST(nn.Module):
         out["loss_vmsst"] = out["loss_translation"] + self.s.elbo_weight * (rec + self.kl_weight() * kl)
         return out
 
+    @property
+    def batch_decomposable(self) -> bool:
+        """Whether the loss is a mean of per-pair terms, so micro-batches with accumulated gradients optimize the
+        same thing (the trainer's ``micro_batch_per_gpu``): BiTranslation and VMSST; not the in-batch contrastive
+        objectives, whose negatives are the batch. (The ELBO's alternating source side is by position: micro-batches
+        of even size keep it.)"""
+        return self.s.objective in ("bitranslation", "vmsst")
+
     def forward(self, i_ids, i_mask, j_ids, j_mask, **b) -> dict:
         b = {**b, "i_ids": i_ids, "i_mask": i_mask, "j_ids": j_ids, "j_mask": j_mask}
         mu_i, logv_i = self.semantic(i_ids, i_mask)

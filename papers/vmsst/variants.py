@@ -10,7 +10,10 @@ the unshared model of Table 6 (section 7.2) and the batch sizes of Table 7 (sect
 * ``vmsst_full`` -- Table 6: one language encoder and one decoder per language (no parameter sharing), trained on
   ``table6_languages`` only; ``<objective>_l4`` -- an objective trained on those languages (Table 6's other rows);
 * ``<objective>_b<factor>`` -- Table 7: the global batch times ``factor`` (2 and 4: 4096 and 8192 of 2048; a
-  fraction such as 0.5 puts the main batch in the middle of the sweep, as the mini scale does).
+  fraction such as 0.5 puts the main batch in the middle of the sweep, as the mini scale does). VMSST's larger
+  batches take their step in micro-batches of ``vmsst.micro_batch_per_gpu`` per GPU with accumulated gradients
+  where the config sets it (memory; the same step for its loss, a mean of per-pair terms); the contrastive
+  baseline's never do (its negatives are the batch).
 """
 from __future__ import annotations
 
@@ -44,6 +47,8 @@ def resolve(name: str, cfg: dict, init: str, encoder_layers: int) -> tuple[Setti
             raise ValueError(f"run {name!r}: batch {cfg['training']['global_batch_size']} x {m['f']} is not a whole "
                              "number of pairs")
         overrides["global_batch_size"] = int(size)
+        if m["obj"] == "vmsst" and v.get("micro_batch_per_gpu"):  # a mean of per-pair terms: accumulate
+            overrides["micro_batch_per_gpu"] = int(v["micro_batch_per_gpu"])
     if name.endswith("_l4") or name == "vmsst_full":
         languages = list(cfg["tables"]["table6_languages"])
         name = name.removesuffix("_l4")

@@ -9,7 +9,9 @@ def tatoeba(xx2en: str, en2xx: str, main_score: float) -> dict:
 
 def test_cell_gives_the_mean_over_seeds_with_its_interval():
     d = cell("tatoeba@cosine", [tatoeba("1111", "1100", 75.0), tatoeba("1111", "1111", 100.0)])
-    assert d.mean == pytest.approx(87.5) and d.seeds == 2 and 62.5 <= d.lo <= d.mean <= d.hi <= 100.0
+    # two seeds (75, 100): the seeds' part is t(1) x 12.5 = 158.8 wide on each side; honest, and far from narrow
+    assert d.mean == pytest.approx(87.5) and d.seeds == 2 and d.se_seed == pytest.approx(12.5)
+    assert d.hi - d.mean == pytest.approx((12.7062047 ** 2 * 12.5 ** 2 + 1.959964 ** 2 * d.se_items ** 2) ** 0.5)
     right = cell("tatoeba@cosine", [tatoeba("11", "11", 100.0)])
     assert (right.mean, right.lo, right.hi) == (100.0, 100.0, 100.0)
 

@@ -66,3 +66,34 @@ def test_sentence_statistics_sum_to_the_corpus_bleu():
     stats = bleu.sentence_statistics(hyps, refs)
     assert bleu.bleu_from_statistics(stats) == pytest.approx(bleu.sacre_bleu(hyps, refs)["bleu"], abs=1e-9)
     assert len(stats) == 3 and len(stats[0]) == 10
+
+
+def test_a_chinese_target_is_scored_with_sacrebleus_zh_tokenizer():
+    """13a leaves an unspaced Chinese sentence as one token: 'hyp' (7 characters, the reference's first 7 of 9)
+    matches no word. zh splits characters: precisions 7/7, 6/6, 5/5, 4/4, BP exp(1 - 9/7): BLEU 75.15."""
+    hyp, ref = "我爱北京天安门", "我爱北京天安门广场"
+    assert bleu.sacre_bleu([hyp], [ref])["bleu"] == 0.0
+    out = bleu.score([hyp], [ref], "zh", "iwslt17_test", uncased_model=False, tokenized=False)
+    assert out["main_score"] == pytest.approx(100 * math.exp(1 - 9 / 7), abs=1e-6)
+    assert "|tok:zh|" in out["sacrebleu"]["signature"] and out["tokenize"] == "zh"
+    assert bleu.bleu_from_statistics(out["items"]) == pytest.approx(out["main_score"], abs=1e-9)
+    assert bleu.target_tokenizer("zh_cn") == "zh" and bleu.target_tokenizer("ja") == "ja-mecab"
+    assert bleu.target_tokenizer("de") == "13a"
+
+
+@pytest.mark.parametrize("target,hyp,ref", [("de", "Das ist gut.", "das ist gut ."),
+                                            ("en", "This is good.", "this is good .")])
+def test_iwslt14_is_scored_lower_cased_in_both_directions(target, hyp, ref):
+    """IWSLT'14 De<->En references are lower-cased by the benchmark's preparation (prepare-iwslt14.sh): a cased
+    model's hypotheses are lower-cased too (4 of 4 tokens match: BLEU 100), and the result says why. A test set that
+    keeps its case scores the same hypothesis cased (3 of 4 unigrams: below 100)."""
+    out = bleu.score([hyp], [ref], target, "iwslt14_test", uncased_model=False, tokenized=True,
+                     references_tokenized=True)
+    assert out["main_score"] == pytest.approx(100) and out["lowercased"]
+    assert out["case"].startswith("lower-cased: the benchmark's references")
+    cased = bleu.score([hyp], [ref], target, "wmt14_newstest2014", uncased_model=False, tokenized=True,
+                       references_tokenized=True)
+    assert cased["case"] == "cased" and cased["main_score"] < 100
+    uncased = bleu.score([hyp], [ref], target, "wmt14_newstest2014", uncased_model=True, tokenized=True,
+                         references_tokenized=True)
+    assert uncased["main_score"] == pytest.approx(100) and "uncased" in uncased["case"]

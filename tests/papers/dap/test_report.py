@@ -23,7 +23,8 @@ def test_claims_give_intervals_and_verdicts(tmp_path):
             "trained_languages": ["cmn", "deu"]}})
         write_json(d / "bucc@ratio-k4.json", {"scores": {"per_pair": {"de-en": {"test_items": {
             "gold": "0111", "tp": tp, "fp": "1000"}}}}})
-        write_json(d / "xnli@zero-shot.json", {"scores": {"items": {"en": "1100", "de": "1010"}}})
+        write_json(d / "xnli@zero-shot.json", {"scores": {"items": {"en": "1100", "de": "1010"},
+                                                          "clusters": [0, 0, 1, 1]}})
 
     for seed in (1, 2):
         put("tr", seed, "0000", "0111")

@@ -361,3 +361,27 @@ def test_table6_runs_number_only_their_languages(tmp_path):
     assert language_ids(manifest, ["spa"]) == {"en": 0, "spa": 1}
     assert list(load_examples(manifest, ["spa"])) == [("spa one", "one", 1, 0)]
     assert load_examples(manifest)[2] == ("spa one", "one", 3, 0)
+
+
+@pytest.mark.parametrize("objective", ["vmsst", "bitranslation", "contrastive", "vmsst_contrastive"])
+def test_micro_batches_are_the_whole_batch_for_the_objectives_declared_decomposable(objective, monkeypatch):
+    """The trainer accumulates micro-batches (``micro_batch_per_gpu``) only for a model that declares its loss a mean
+    of per-pair terms: for VMSST and BiTranslation two halves of a batch (even sizes: the semantic input alternates
+    by position) give the whole batch's gradient; the in-batch contrastive objectives do not, and say so."""
+    monkeypatch.setattr(torch, "randn_like", torch.zeros_like)  # z = the mean: the same sample in both layouts
+    b = batch()
+
+    def grad(parts):
+        m = model(objective)
+        for part in parts:
+            (m(**{k: v[part] for k, v in b.items()})["loss"] / len(parts)).backward()
+        return torch.cat([p.grad.flatten() for p in m.parameters() if p.grad is not None])
+
+    whole, halves = grad([slice(0, 4)]), grad([slice(0, 2), slice(2, 4)])
+    assert model(objective).batch_decomposable == (objective in ("vmsst", "bitranslation"))
+    assert torch.allclose(whole, halves, atol=1e-6) == model(objective).batch_decomposable
+    cfg = {"vmsst": {"elbo_weight": 0.1, "elbo_weight_pretrained": 0.025, "vmsst_contrastive_weight": {"default": 5e-4},
+                     "anneal_steps": 10, "micro_batch_per_gpu": 16}, "tables": {"table6_languages": ["qaa"]},
+           "encoders": {"s": {}}, "training": {"global_batch_size": 64}}
+    assert variants.resolve("vmsst_b2", cfg, "s", 2)[1] == {"global_batch_size": 128, "micro_batch_per_gpu": 16}
+    assert variants.resolve("contrastive_b2", cfg, "s", 2)[1] == {"global_batch_size": 128}

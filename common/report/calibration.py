@@ -1,0 +1,99 @@
+"""How often the claims' verdicts call noise a finding, and how often they find a real difference: simulated pairs of
+systems scored by :func:`common.report.claims.paired_difference`.
+
+    python -m common.report.calibration --out figures/bench/claims_calibration   # the committed table
+
+Each trial draws a test set of ``items`` binary items (item difficulty: a logit from N(0.5, 1)) and two systems
+trained with ``seeds`` seeds. Seed s of either system moves every logit by a shared offset (paired seeds: the same data
+order) plus its own; every (item, seed) outcome is drawn anew (item-by-seed noise). Under the null both systems have
+the same distribution, optionally with fixed per-item differences of mean zero (``item_effect``: +c_i for B and -c_i
+for A, c_i from N(0, item_effect), so the population means stay equal); ``effect`` adds a true difference to B's
+logits. The rate of verdicts that are not "inconclusive" is the false-finding rate under the null and the power
+otherwise.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from common.report.claims import MeanOfAccuracies, paired_difference, verdict
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    seeds: int
+    effect: float = 0.0  # added to B's logits (0: the null)
+    item_effect: float = 0.0  # sd of fixed per-item system differences of mean zero
+    items: int = 120
+    seed_sd: float = 0.3  # shared per-seed offset (paired seeds)
+    system_seed_sd: float = 0.2  # each system's own per-seed offset
+
+
+def _outcomes(logits: np.ndarray, rng: np.random.Generator) -> str:
+    hits = rng.random(logits.shape) < 1 / (1 + np.exp(-logits))
+    return "".join("1" if h else "0" for h in hits)
+
+
+def findings(sc: Scenario, trials: int, seed: int = 0, replicates: int = 200) -> float:
+    """The fraction of ``trials`` whose verdict is not 'inconclusive'."""
+    rng = np.random.default_rng(seed)
+    found = 0
+    for trial in range(trials):
+        mu = rng.normal(0.5, 1.0, sc.items)
+        c = rng.normal(0.0, sc.item_effect, sc.items) if sc.item_effect else np.zeros(sc.items)
+        a, b = [], []
+        for _ in range(sc.seeds):
+            shared = rng.normal(0.0, sc.seed_sd)
+            a.append(MeanOfAccuracies([_outcomes(mu - c + shared + rng.normal(0.0, sc.system_seed_sd), rng)]))
+            b.append(MeanOfAccuracies([_outcomes(mu + c + sc.effect + shared + rng.normal(0.0, sc.system_seed_sd),
+                                                 rng)]))
+        found += verdict(paired_difference(a, b, replicates=replicates, seed=trial)) != "inconclusive"
+    return found / trials
+
+
+def expected_points(sc: Scenario) -> float:
+    """The true accuracy difference B - A in points that ``sc.effect`` makes (items over N(0.5, 1))."""
+    mu = np.random.default_rng(0).normal(0.5, 1.0, 1_000_000)
+    return 100 * float(np.mean(1 / (1 + np.exp(-mu - sc.effect)) - 1 / (1 + np.exp(-mu))))
+
+
+def limit(trials: int, nominal: float = 0.05) -> float:
+    """The nominal rate plus three Monte Carlo standard errors."""
+    return nominal + 3 * math.sqrt(nominal * (1 - nominal) / trials)
+
+
+def main(argv: list[str] | None = None) -> None:
+    from common.io import atomic_write
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--trials", type=int, default=1000)
+    p.add_argument("--out", default="figures/bench/claims_calibration")
+    a = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    rows = []
+    for seeds in (3, 5):
+        for name, sc in (("null", Scenario(seeds)), ("null, fixed item differences", Scenario(seeds, item_effect=0.5)),
+                         ("true difference +0.25 logit", Scenario(seeds, effect=0.25)),
+                         ("true difference +0.5 logit", Scenario(seeds, effect=0.5))):
+            rate = findings(sc, a.trials)
+            name += f" ({expected_points(sc):+.1f} points)" if sc.effect else ""
+            rows.append(f"| {seeds} | {name} | {rate:.3f} |")
+            log.info("%d seeds, %s: %.3f", seeds, name, rate)
+    text = "\n".join([
+        "# Claims' intervals: false findings under the null, power under a true difference", "",
+        f"`python -m common.report.calibration --trials {a.trials}` (common/report/calibration.py: {a.trials} "
+        "simulated pairs of systems per row, 120 binary items, 200 item-bootstrap replicates). A null row must stay "
+        f"at or below {limit(a.trials):.3f} (5 % plus three Monte Carlo standard errors).", "",
+        "| seeds | scenario | rate of verdicts other than 'inconclusive' |", "|---|---|---|", *rows, ""])
+    with atomic_write(f"{a.out}.md") as fh:
+        fh.write(text)
+
+
+if __name__ == "__main__":
+    main()

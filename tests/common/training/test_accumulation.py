@@ -1,0 +1,70 @@
+"""Micro-batches with accumulated gradients (``training.micro_batch_per_gpu``, common/training/trainer.py): a step
+split in micro-batches takes the optimizer step of the whole batch (against plain SGD on the whole batch), only for
+a model whose loss is a mean over its examples, and shapes that do not divide are errors naming the numbers."""
+import json
+
+import pytest
+import torch
+from torch import nn
+
+from common.training.trainer import Trainer, TrainingArguments, accumulation_steps
+
+EXAMPLES = [torch.randn(6, generator=torch.Generator().manual_seed(i)) for i in range(16)]
+
+
+class MeanLoss(nn.Module):
+    batch_decomposable = True
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.a = nn.Linear(6, 8)
+        self.b = nn.Linear(8, 3)
+
+    def forward(self, x):  # (B, 6)
+        return {"loss": self.b(torch.tanh(self.a(x))).pow(2).sum(-1).mean()}
+
+
+class InBatch(MeanLoss):
+    batch_decomposable = False
+
+
+def collate(xs, _generator):
+    return {"x": torch.stack(xs)}
+
+
+def _args(out, **kw):
+    return TrainingArguments(output_dir=str(out), max_steps=3, global_batch_size=8, learning_rate=0.1,
+                             lr_schedule="constant", grad_clip=0.0, log_every=1,
+                             adam_epsilon=1.0, tensorboard=False, **kw)
+
+
+def test_micro_batches_take_the_whole_batchs_step(tmp_path):
+    trainer = Trainer(MeanLoss(), EXAMPLES, collate, _args(tmp_path, micro_batch_per_gpu=2))
+    trainer.train()
+    assert trainer.accum == 4
+    ref = MeanLoss()
+    # epsilon 1: Adam's step depends on the gradient's scale, so a sum of micro-batch gradients would not pass
+    opt = torch.optim.AdamW(ref.parameters(), lr=0.1, weight_decay=0.0, eps=1.0)
+    losses = []
+    for step in range(3):
+        opt.zero_grad()
+        loss = ref(torch.stack([EXAMPLES[i] for i in trainer.sampler.local_indices(step)]))["loss"]
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    for (name, p), q in zip(trainer.unwrap().named_parameters(), ref.parameters()):
+        assert torch.allclose(p, q, atol=1e-6, rtol=0), name
+    # the logged loss is the mean over the step's micro-batches: the whole batch's loss
+    logged = [json.loads(line)["loss"] for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert logged == pytest.approx(losses, abs=1e-5)
+
+
+def test_only_a_mean_over_examples_may_be_split(tmp_path):
+    with pytest.raises(ValueError, match="InBatch's loss is not declared a mean over its examples"):
+        Trainer(InBatch(), EXAMPLES, collate, _args(tmp_path, micro_batch_per_gpu=2)).train()
+    # a micro batch as large as the rank's share is no split
+    assert accumulation_steps(_args(tmp_path, micro_batch_per_gpu=8), 1) == 1
+    assert accumulation_steps(_args(tmp_path, micro_batch_per_gpu=2), 2) == 2
+    with pytest.raises(ValueError, match="each rank's 4 examples per step .* micro-batches of 3"):
+        accumulation_steps(_args(tmp_path, micro_batch_per_gpu=3), 2)
