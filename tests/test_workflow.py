@@ -289,6 +289,14 @@ def test_hictl_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     # per pair; Tables 4 (2 pairs), 5 (6 pairs) and 6 (Cs->En, Hi->En)
     assert (counts["hictl_nmt_stage1"], counts["hictl_nmt_stage2"], counts["hictl_nmt_random"]) == (6, 18, 10)
     assert all("gpu=8" in b for r in ("stage1", "stage2", "random") for b in job_blocks(printed, f"hictl_nmt_{r}"))
+    # their Slurm time and memory come from the census (common/census/nmt.py), as the train rules' do
+    from common.workflow.launch import census_jobs
+
+    census = census_jobs("hictl")
+    for rule, job in (("stage1", "nmt/low_resource/hictl_hns/stage1"), ("random", "nmt/high_resource/random/en-de")):
+        row = census[job]
+        assert any(f"mem_mb={row['mem_mb']}" in b and f"runtime={row['runtime_minutes']}" in b
+                   for b in job_blocks(printed, f"hictl_nmt_{rule}")), (rule, row["runtime_minutes"])
     assert ("--encoder results/paper/hictl/models/xlmr_base/hictl_hns/seed1/model --save-dir "
             "results/paper/hictl/nmt/low_resource/hictl_hns/stage1") in printed
     # Table 4 binarizes its pairs' WMT'14 training data (the manifest's train_sets), Table 5 the same pairs' IWSLT data

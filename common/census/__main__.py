@@ -63,6 +63,11 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict], save
                      time.time() - t0)
             rows.append(row)
             save(rows)
+        if "nmt" in cfg:  # HICTL's fine-tuning jobs (section 4.2)
+            from common.census import nmt
+
+            rows += nmt.job_rows(cfg, mfu, Path(tmp) / "nmt", done)
+            save(rows)
     return rows
 
 
@@ -134,21 +139,51 @@ def _micro(row: dict) -> str:
     return f"{row['micro_batch_per_gpu']:g}" + (f" x {accum}" if accum > 1 else "")
 
 
+HEADER = ["| job | seeds | params (M) | GPUs | {batch} | memory / GPU (GiB): states + activations | fits 80 GB "
+          "| TFLOP / step | {seen} | EFLOP / run | A100 h (wall) | H100 h (wall) | checkpoints (GiB) |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+
+def _line(r: dict) -> str:
+    """A job's table row."""
+    if "error" in r:
+        return f"| {r['job']} | {r['seeds']} | not counted: {r['error'][:120]} |||||||||||"
+    states = r["model_states_gib"]["total"]
+    if "not_counted" in r:
+        return (f"| {r['job']} | {r['seeds']} | {r['params'] / 1e6:,.0f} | {r['gpus'] * r['nodes']} | "
+                f"{_micro(r)} | {states:.1f} + activations not counted "
+                f"({r['not_counted'].removeprefix('activations and FLOPs: ')}) | "
+                f"{'yes' if states <= 80 else '**no**'} (states) | | {r['pairs_seen'] / 1e6:,.1f} | | | "
+                f"| {r['checkpoint_disk_gib']:.1f} |")
+    bound = " (at most)" if r.get("upper_bound") else ""
+    return (f"| {r['job']} | {r['seeds']} | {r['params'] / 1e6:,.0f} | {r['gpus'] * r['nodes']} | "
+            f"{_micro(r)} | {r['memory_per_gpu_gib']:.1f} = {states:.1f} + "
+            f"{r['activations_gib']:.1f} | {'yes' if r['fits']['a100'] else '**no**'} | "
+            f"{r['flops_per_step'] / 1e12:,.1f} | {r['pairs_seen'] / 1e6:,.1f} | {r['flops_run'] / 1e18:,.2f}{bound} | "
+            f"{r['wall_hours']['a100']:,.1f} | {r['wall_hours']['h100']:,.1f} | {r['checkpoint_disk_gib']:.1f} |")
+
+
+def _hours(rows: list[dict]) -> dict[str, float]:
+    return {k: sum(r["gpu_hours"][k] * r["seeds"] for r in rows if "gpu_hours" in r) for k in est.GPUS}
+
+
 def markdown(rows: list[dict], mfu: float, checks: dict) -> str:
-    """The census as markdown: per paper its GPU-hours beside the paper's own statement, a row per job; then the
-    cross-checks (``checks``: :func:`common.census.crosscheck.crosschecks`'s figures)."""
+    """The census as markdown: per paper its GPU-hours beside the paper's own statement, a row per job (the NMT
+    jobs in a table of their own); then the cross-checks (``checks``: :func:`common.census.crosscheck.crosschecks`'s
+    figures)."""
     lines = ["# Census of the paper-scale training jobs", "",
              "Written by `python -m common.census` (`snakemake census`) from the code: each paper's recipe builds its "
              "model at the paper's size, one step is counted (FlopCounterMode; the bytes autograd saves), and "
              f"`common/census/estimate.py` scales it. Wall time at MFU {mfu:.0%} of the dense bf16 peak (A100 "
-             "312, H100 989 TFLOP/s). GPU-hours count every seed of a row. Evaluation, corpus and NMT jobs are not "
-             "counted here (their resources come from each paper's config).", ""]
+             "312, H100 989 TFLOP/s). GPU-hours count every seed of a row. HICTL's NMT fine-tuning jobs are counted "
+             "from fairseq's own model (`common/census/nmt.py`). Evaluation and corpus jobs are not counted here "
+             "(their resources come from each paper's config).", ""]
     for paper in PAPERS:
-        mine = [r for r in rows if r["paper"] == paper]
+        mine = [r for r in rows if r["paper"] == paper and r.get("kind") != "nmt"]
+        nmt = [r for r in rows if r["paper"] == paper and r.get("kind") == "nmt"]
         if not mine:
             continue
-        ok = [r for r in mine if "gpu_hours" in r]
-        total = {k: sum(r["gpu_hours"][k] * r["seeds"] for r in ok) for k in est.GPUS}
+        total = _hours(mine)
         said, hours = REPORTED[paper]
         partial = sum(r["seeds"] for r in mine if "gpu_hours" not in r)
         lines += [f"## {paper}", "",
@@ -157,31 +192,18 @@ def markdown(rows: list[dict], mfu: float, checks: dict) -> str:
                   + (f" (without the {partial} job(s) whose step could not be counted here)" if partial else "")
                   + f". The paper: {said}"
                   + (f" = {hours:g} V100-hours for its main model." if hours else "."), "",
-                  "| job | seeds | params (M) | GPUs | micro batch / GPU (x accumulated) "
-                  "| memory / GPU (GiB): states + activations "
-                  "| fits 80 GB | TFLOP / step | pairs seen (M) | EFLOP / run | A100 h (wall) | H100 h (wall) "
-                  "| checkpoints (GiB) |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-        for r in mine:
-            if "error" in r:
-                lines.append(f"| {r['job']} | {r['seeds']} | not counted: {r['error'][:120]} |||||||||||")
-                continue
-            states = r["model_states_gib"]["total"]
-            if "not_counted" in r:
-                lines.append(f"| {r['job']} | {r['seeds']} | {r['params'] / 1e6:,.0f} | {r['gpus'] * r['nodes']} | "
-                             f"{_micro(r)} | {states:.1f} + activations not counted "
-                             f"({r['not_counted'].removeprefix('activations and FLOPs: ')}) | "
-                             f"{'yes' if states <= 80 else '**no**'} (states) | | {r['pairs_seen'] / 1e6:,.1f} | | | "
-                             f"| {r['checkpoint_disk_gib']:.1f} |")
-                continue
-            lines.append(
-                f"| {r['job']} | {r['seeds']} | {r['params'] / 1e6:,.0f} | {r['gpus'] * r['nodes']} | "
-                f"{_micro(r)} | {r['memory_per_gpu_gib']:.1f} = {states:.1f} + "
-                f"{r['activations_gib']:.1f} | {'yes' if r['fits']['a100'] else '**no**'} | "
-                f"{r['flops_per_step'] / 1e12:,.1f} | {r['pairs_seen'] / 1e6:,.1f} | {r['flops_run'] / 1e18:,.2f} | "
-                f"{r['wall_hours']['a100']:,.1f} | {r['wall_hours']['h100']:,.1f} "
-                f"| {r['checkpoint_disk_gib']:.1f} |")
-        lines.append("")
+                  *(h.format(batch="micro batch / GPU (x accumulated)", seen="pairs seen (M)") for h in HEADER),
+                  *map(_line, mine), ""]
+        if nmt:
+            t = _hours(nmt)
+            lines += [f"### {paper}: NMT fine-tuning (fairseq)", "",
+                      f"GPU-hours of all {len(nmt)} NMT training jobs: **at most {t['a100']:,.0f} A100-hours**, "
+                      f"{t['h100']:,.0f} H100-hours: stage 1 and the random-init baselines stop when the validation "
+                      "loss stops improving, so their `max_update` is a cap (EFLOP marked 'at most'). Batches of "
+                      f"{nmt[0]['max_length']}-token sentences on both sides (common/census/nmt.py); translation "
+                      "(fairseq-generate) is not counted.", "",
+                      *(h.format(batch="sentences / GPU (x update-freq)", seen="sentences seen (M)") for h in HEADER),
+                      *map(_line, nmt), ""]
     lines += ["## Cross-checks", "", *describe(checks), ""]
     return "\n".join(lines)
 

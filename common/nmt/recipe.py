@@ -172,28 +172,41 @@ def _hf(s: NMTSettings, encoder: Path) -> list[str]:
             *(["--cls-logit-bias"] if s.logit_bias else []), *(["--autocast-bf16"] if s.bf16 else [])]
 
 
+def stage1_arguments(s: NMTSettings, data: Path, encoder: Path, save_dir: Path) -> list[str]:
+    """``fairseq-train``'s arguments for stage 1 (also what the census builds and counts)."""
+    return [*_common(s, data, save_dir, s.stage1_lr or s.lr, s.stage1_max_update), *_hf(s, encoder),
+            "--freeze-encoder", "--patience", str(s.stage1_patience)]
+
+
+def stage2_arguments(s: NMTSettings, data: Path, encoder: Path, stage1_dir: Path, save_dir: Path) -> list[str]:
+    return [*_common(s, data, save_dir, s.lr, s.stage2_max_update), *_hf(s, encoder),
+            "--finetune-from-model", str(stage1_dir / "checkpoint_best.pt")]
+
+
+def baseline_arguments(s: NMTSettings, data: Path, encoder: Path | None, save_dir: Path) -> list[str]:
+    """Random init, one pair, every parameter from the start (no stages); ``encoder`` gives the architecture of
+    ``baseline_arch: same`` (its weights are not used)."""
+    arch = ([*_hf(replace(s, logit_bias=False), encoder), "--hf-random-init"] if s.baseline_arch == "same"
+            else ["--arch", s.baseline_arch, "--share-decoder-input-output-embed", *baseline_precision(s)])
+    return [*_common(s, data, save_dir, s.stage1_lr or s.lr, s.baseline_max_update), *arch, "--patience",
+            str(s.stage1_patience), *s.baseline_args]
+
+
 def stage1(s: NMTSettings, data: Path, encoder: Path, save_dir: Path) -> None:
-    _train([*_common(s, data, save_dir, s.stage1_lr or s.lr, s.stage1_max_update),
-            *_hf(s, encoder), "--freeze-encoder", "--patience", str(s.stage1_patience)], data, save_dir)
+    _train(stage1_arguments(s, data, encoder, save_dir), data, save_dir)
     save_fairseq_encoder_meta(save_dir, encoder)
     _finish(save_dir, {"stage": 1, "settings": asdict(s), "encoder": str(encoder), "data": str(data)})
 
 
 def stage2(s: NMTSettings, data: Path, encoder: Path, stage1_dir: Path, save_dir: Path) -> None:
-    _train([*_common(s, data, save_dir, s.lr, s.stage2_max_update),
-            *_hf(s, encoder), "--finetune-from-model", str(stage1_dir / "checkpoint_best.pt")], data, save_dir)
+    _train(stage2_arguments(s, data, encoder, stage1_dir, save_dir), data, save_dir)
     save_fairseq_encoder_meta(save_dir, encoder)  # its fine-tuned encoder, for the embedding-based tasks
     _finish(save_dir, {"stage": 2, "settings": asdict(s), "encoder": str(encoder), "data": str(data),
                        "from": str(stage1_dir)})
 
 
 def baseline(s: NMTSettings, data: Path, encoder: Path, save_dir: Path) -> None:
-    """Random init, one pair, every parameter from the start (no stages); ``encoder`` gives the architecture of
-    ``baseline_arch: same`` (its weights are not used)."""
-    arch = ([*_hf(replace(s, logit_bias=False), encoder), "--hf-random-init"] if s.baseline_arch == "same"
-            else ["--arch", s.baseline_arch, "--share-decoder-input-output-embed", *baseline_precision(s)])
-    _train([*_common(s, data, save_dir, s.stage1_lr or s.lr, s.baseline_max_update),
-            *arch, "--patience", str(s.stage1_patience), *s.baseline_args], data, save_dir)
+    _train(baseline_arguments(s, data, encoder, save_dir), data, save_dir)
     _finish(save_dir, {"stage": "baseline", "settings": asdict(s), "data": str(data)},
             fairseq_arch=s.baseline_arch != "same")
 

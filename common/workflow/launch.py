@@ -27,6 +27,7 @@ The Snakemake resources make the Slurm executor (snakemake-executor-plugin-slurm
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,22 +89,26 @@ def census_jobs(experiment: str, path: Path = CENSUS) -> dict[str, dict]:
     return {r["job"]: r for r in read_json(path)["jobs"] if r["paper"] == experiment and "error" not in r}
 
 
-def train_resources(cfg: dict, experiment: str, census: Path = CENSUS) -> dict:
+def train_resources(cfg: dict, experiment: str, census: Path = CENSUS,
+                    job: Callable[[Any], str] = lambda wc: f"{wc.init}/{wc.method}", ranks: int | None = None) -> dict:
     """A train job's ``mem_mb`` and ``runtime``: at paper scale the census's figures for that job (its wall time
     on an A100 at the census's MFU, with a margin; host memory for its ranks), so the Slurm profile asks for what
-    the census counted; the config's ``resources.train`` for a job the census lacks and at every other scale."""
+    the census counted; the config's ``resources.train`` for a job the census lacks and at every other scale.
+    ``job`` names a rule's job in the census from its wildcards (default: a pre-training run's ``init/method``;
+    the NMT rules pass ``nmt/<setting>/<system>/<model>`` and their own ``ranks``)."""
     base = job_resources(cfg, "train")
     jobs = census_jobs(experiment, census) if cfg.get("scale") == "paper" else {}
     if not jobs:
         return base
 
-    ranks = max(1, int(cfg["training"].get("gpus", 1))) * int(cfg["training"].get("nodes", 1))
+    if ranks is None:
+        ranks = max(1, int(cfg["training"].get("gpus", 1))) * int(cfg["training"].get("nodes", 1))
 
     def pick(key: str, fallback: str, per_rank: bool):
         """The census's figure, rescaled when the job runs on other ranks than counted (the ``gpus`` override):
         host memory grows with the ranks of a node, wall time shrinks with all ranks."""
         def value(wildcards):
-            row = jobs.get(f"{wildcards.init}/{wildcards.method}")
+            row = jobs.get(job(wildcards))
             if row is None or key not in row:  # not in the census, or its step not counted (too large here)
                 return base.get(fallback)
             counted = max(1, row["gpus"]) * row["nodes"]

@@ -29,6 +29,31 @@ class Translation:
         return f"{root}/nmt/{self.setting}/{self.system}/bleu/{self.model}/{self.pair}.{self.test}.json"
 
 
+def recipe(nmt: dict, setting: str) -> dict:
+    """The recipe with the setting's overrides (e.g. the baseline's shape)."""
+    return {**nmt["recipe"], **nmt["settings"][setting].get("recipe", {})}
+
+
+def settings(nmt: dict, setting: str, system: str) -> dict:
+    """A job's ``NMTSettings`` fields: the setting's recipe, the seed, the system's own switch (the logit bias)."""
+    s = {**recipe(nmt, setting), "seed": nmt.get("seed", 1)}
+    if system.endswith(NOBIAS):
+        s["logit_bias"] = False
+    return s
+
+
+def training_jobs(nmt: dict) -> list[tuple[str, str, str]]:
+    """(setting, system, model) of every NMT training job: a pre-trained system's ``stage1`` and ``stage2-<pair>``
+    per fine-tuned pair, the random-init baseline's ``<pair>``."""
+    out = []
+    for setting, spec in nmt["settings"].items():
+        for system in spec["systems"]:
+            models = (list(spec["finetune"]) if system == RANDOM
+                      else ["stage1", *(f"stage2-{p}" for p in spec["finetune"])])
+            out += [(setting, system, m) for m in models]
+    return out
+
+
 def pretrained_run(system: str) -> str | None:
     """The pre-training method a system starts from (None for the random-init baseline)."""
     return None if system == RANDOM else system.removesuffix(NOBIAS)

@@ -22,16 +22,12 @@ NMT_GPUS = NMT["recipe"].get("gpus", 0)  # fairseq's --distributed-world-size (o
 
 
 def nmt_recipe(setting):
-    """The recipe with the setting's overrides (e.g. the baseline's shape)."""
-    return {**NMT["recipe"], **NMT["settings"][setting].get("recipe", {})}
+    return nmtplan.recipe(NMT, setting)
 
 
 def nmt_settings_json(setting, system):
-    """NMTSettings as JSON: the setting's recipe, the seed, the system's own switch (the logit bias)."""
-    s = {**nmt_recipe(setting), "seed": NMT.get("seed", 1)}
-    if system.endswith(nmtplan.NOBIAS):
-        s["logit_bias"] = False
-    return json.dumps(s)
+    """NMTSettings as JSON (common/workflow/nmt.py: the setting's recipe, the seed, the system's logit bias)."""
+    return json.dumps(nmtplan.settings(NMT, setting, system))
 
 
 def nmt_encoder(system):
@@ -83,7 +79,9 @@ rule nmt_stage1:
     threads: TRAIN.get("threads", 1)
     resources:
         gpu=NMT_GPUS,
-        **job_resources(CFG, "train"),
+        # at paper scale the census's figures for this job (figures/census/paper.json, common/census/nmt.py)
+        **train_resources(CFG, EXPERIMENT, job=lambda wc: f"nmt/{wc.setting}/{wc.system}/stage1",
+                           ranks=max(1, NMT_GPUS)),
     log:
         P.log("nmt/{setting}/{system}/stage1"),
     benchmark:
@@ -108,7 +106,9 @@ rule nmt_stage2:
     threads: TRAIN.get("threads", 1)
     resources:
         gpu=NMT_GPUS,
-        **job_resources(CFG, "train"),
+        # at paper scale the census's figures for this job (figures/census/paper.json, common/census/nmt.py)
+        **train_resources(CFG, EXPERIMENT, job=lambda wc: f"nmt/{wc.setting}/{wc.system}/stage2-{wc.pair}",
+                           ranks=max(1, NMT_GPUS)),
     log:
         P.log("nmt/{setting}/{system}/stage2/{pair}"),
     benchmark:
@@ -144,7 +144,9 @@ rule nmt_random:
     threads: TRAIN.get("threads", 1)
     resources:
         gpu=NMT_GPUS,
-        **job_resources(CFG, "train"),
+        # at paper scale the census's figures for this job (figures/census/paper.json, common/census/nmt.py)
+        **train_resources(CFG, EXPERIMENT, job=lambda wc: f"nmt/{wc.setting}/{nmtplan.RANDOM}/{wc.pair}",
+                           ranks=max(1, NMT_GPUS)),
     log:
         P.log("nmt/{setting}/random/{pair}"),
     benchmark:

@@ -78,17 +78,50 @@ def test_paper_train_rules_and_preflight_read_the_census(tmp_path):
 
 
 def test_the_committed_census_covers_every_paper_scale_training_job():
-    """figures/census/paper.json has a counted row for each (init, method) of the four papers' run registries."""
+    """figures/census/paper.json has a counted row for each (init, method) of the four papers' run registries and for
+    each NMT training job of HICTL's plan; every counted job fits an 80 GB GPU."""
     import importlib
 
     from common.config import load_config
+    from common.workflow import nmt as nmt_plan
     from common.workflow.launch import CENSUS
 
     rows = json.loads(CENSUS.read_text())["jobs"]
     for paper in ("moco", "hictl", "vmsst", "dap"):
         cfg = load_config(paper, "paper")
         jobs = {f"{r.init}/{r.method}" for r in importlib.import_module(f"papers.{paper}.runs").registry(cfg)}
+        if "nmt" in cfg:  # HICTL's fine-tuning jobs (common/census/nmt.py)
+            jobs |= {f"nmt/{s}/{system}/{m}" for s, system, m in nmt_plan.training_jobs(cfg["nmt"])}
         counted = {r["job"] for r in rows if r["paper"] == paper and "error" not in r}
         assert jobs == counted, (paper, sorted(jobs - counted))
         for r in rows:  # a step too large for the machine that counted it: its parameters are still counted
             assert "memory_per_gpu_gib" in r or (r["params"] > 0 and r["not_counted"].startswith("activations"))
+            assert r.get("fits", {"a100": True})["a100"], r["job"]
+
+
+def test_nmt_jobs_counted_from_fairseqs_own_model(tmp_path):
+    """A tiny encoder through the recipe's own stage 1 / stage 2 arguments: stage 1 freezes the encoder (trainable:
+    the decoder and output layer only) and skips its backward pass, FLOPs double with the sentences; a row's memory
+    is fp32 weights + gradients + Adam's moments of the trainable parameters plus the activations of max_tokens."""
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    from common.census import nmt
+    from common.models.tokenizer import SPECIAL_TOKENS, save_wordpiece
+    from common.nmt.recipe import NMTSettings, stage1_arguments, stage2_arguments
+
+    enc = tmp_path / "encoder"
+    BertModel(BertConfig(**TINY), add_pooling_layer=False).save_pretrained(enc)
+    save_wordpiece(SPECIAL_TOKENS + [f"w{i}" for i in range(700 - len(SPECIAL_TOKENS))], enc)
+    assert len(BertTokenizerFast.from_pretrained(enc)) == 700
+    data = nmt.data_folder(tmp_path, 700, ["de", "en"])
+    s = NMTSettings(max_tokens=256, tokens_per_update=1024, gpus=2, stage1_max_update=10, stage2_max_update=5)
+    one = nmt.count(stage1_arguments(s, data, enc, tmp_path / "s1"))
+    two = nmt.count(stage2_arguments(s, data, enc, tmp_path / "s1", tmp_path / "s2"))
+    encoder_params = sum(p.numel() for p in BertModel(BertConfig(**TINY), add_pooling_layer=False).parameters())
+    assert one.params == two.params == two.trainable_params and one.trainable_params == one.params - encoder_params
+    assert one.flops[1] == pytest.approx(2 * one.flops[0], rel=0.02) and two.flops[0] > one.flops[0]
+    row = nmt.row("nmt/x/hictl/stage1", "stage1", s, one, 0.3)
+    acts = est.Linear.through(nmt.ROWS, tuple(one.activation_bytes)).at(256 / nmt.LENGTH)
+    states = 4 * one.params + 4 * one.trainable_params + 8 * one.trainable_params
+    assert row["memory_per_gpu_gib"] * est.GIB == pytest.approx(states + acts)
+    assert (row["micro_batch_per_gpu"], row["accumulation_steps"], row["steps"], row["upper_bound"]) == (8, 2, 10, True)
