@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from common.data import loaders
-from common.data.leakage import normalize
+from common.data.leakage import LeakageFilter, normalize
 from common.io import write_lines
 
 SPLITS = ("sample", "training", "test")
@@ -156,9 +156,11 @@ def _write_split(base: str, xx: str, gold: Pairs, src_only: list[str], en_only: 
     write_lines(f"{base}.gold", sorted(f"{src_id[g]}\t{trg_id[g]}" for g in range(len(gold))))
 
 
-def build(out: Path, root: Path, spec: dict) -> tuple[list[str], dict]:
+def build(out: Path, root: Path, spec: dict, exclude: LeakageFilter | None = None) -> tuple[list[str], dict]:
     """Write ``{xx}-en.{split}.{xx,en,gold}`` for every ``spec['pairs']`` language; return the pairs written
-    and, per pair and split, the counts and gold shares (for the corpus manifest)."""
+    and, per pair and split, the counts and gold shares (for the corpus manifest). A distractor candidate that
+    ``exclude`` holds (the corpus's training sentences and its other evaluation sets) is not used; per pair,
+    ``distractors_excluded`` counts them."""
     root, gold_n = Path(root), spec["gold_per_split"]
     english_pool = [one_line(e) for s in spec.get("english_extra", []) for e in english_text(root, s)]
     written, stats = [], {}
@@ -176,7 +178,12 @@ def build(out: Path, root: Path, spec: dict) -> tuple[list[str], dict]:
         rng.shuffle(extra)
         rest = pool[need:]
         src_rest, en_rest = [a for a, _ in rest[: len(rest) // 2]], [b for _, b in rest[len(rest) // 2:]]
-        g0, stats[f"{xx}-en"] = 0, {"pool_pairs": len(pool), "sources": spec["sources"]}
+        candidates = len(src_rest) + len(en_rest) + len(extra)
+        if exclude is not None:  # a distractor seen in training or another evaluation set is no distractor
+            src_rest, en_rest, extra = ([s for s in part if not exclude.leaks(s)]
+                                        for part in (src_rest, en_rest, extra))
+        g0, stats[f"{xx}-en"] = 0, {"pool_pairs": len(pool), "sources": spec["sources"],
+                                    "distractors_excluded": candidates - len(src_rest) - len(en_rest) - len(extra)}
         for k, split in enumerate(SPLITS):  # distractors in proportion to each split's gold
             gold = pool[g0:g0 + gold_n[split]]
             g0 += gold_n[split]

@@ -162,15 +162,12 @@ def _wmt_pairs(root: Path, name: str) -> list[tuple[str, str]]:
 
 def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
     data_root = Path(data_root)
-    # BUCC-style benchmark from held-out real translations (common.data.bucc_mini).
-    bucc_pairs, bucc_stats = bucc_mini.build(out / "bucc", data_root, spec["bucc"])
     questions = xquad_questions.build(out / "questions", data_root)
     evals_by_source = evaluation_sentences(data_root)
     qa = {}
     if spec.get("qa"):  # extractive QA stand-in (HICTL): its context sentences are evaluation data too
         qa["xquad"] = xquad_qa.build(out / "qa", data_root, spec["qa"]["train_articles"])
         evals_by_source["xquad_contexts"] = xquad_qa.context_sentences(data_root)
-    evals_by_source["bucc_mini"] = _bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS)
     tr = translation.mini_translation(data_root, spec["translation"]) if spec.get("translation") else {}
     if tr:  # the NMT test sets (HICTL section 4.2) are evaluation data for pre-training too
         evals_by_source["translation_tests"] = translation.test_sentences(tr)
@@ -178,8 +175,50 @@ def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
     # a set that is training data in this corpus (VMSST trains on XNLI dev translations; it reports no XNLI)
     for source in spec.get("not_evaluated", []):
         evals_by_source.pop(source)
+    raw = _mini_training_pairs(data_root, spec, evals_by_source)
+    # BUCC-style benchmark from held-out real translations (common.data.bucc_mini); its distractors avoid every
+    # training sentence and every other evaluation set (a distractor seen elsewhere is no distractor)
+    elsewhere = LeakageFilter(s for sents in evals_by_source.values() for s in sents)
+    elsewhere.add(s for pairs in raw.values() for pair in pairs for s in pair)
+    bucc_pairs, bucc_stats = bucc_mini.build(out / "bucc", data_root, spec["bucc"], exclude=elsewhere)
+    evals_by_source["bucc_mini"] = _bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS)
     evals = LeakageFilter(s for sents in evals_by_source.values() for s in sents)
+    train, dropped, before = {}, {}, {}
+    for lang, pairs in raw.items():
+        pairs = list(dict.fromkeys(pairs))  # exact duplicates once
+        before[lang] = len(pairs)
+        train[lang], dropped[lang] = evals.filter_pairs(pairs)
+    # MoCo-BERT's multi-task NLI data (appendix B): the English XNLI dev items, the only labelled NLI pairs in
+    # data_root, under the same rule against every other evaluation set (a paper that trains on them reports no XNLI)
+    nli_evals = LeakageFilter(s for name, sents in evals_by_source.items() if name != "xnli_dev" for s in sents)
+    nli, nli_dropped = nli_evals.filter_tsv(loaders.read_lines(data_root / "xnli_dev" / "dev-en.tsv"))
+    write_lines(out / "nli" / "train-en.tsv", nli)
+    langs = sorted(train)
+    tat = data_root / "tatoeba_v1"
+    tatoeba_langs = loaders.tatoeba_languages(tat)
+    if spec.get("tatoeba", "all") == "trained":
+        tatoeba_langs = [lang for lang in tatoeba_langs if lang in train]
+    elif spec.get("tatoeba") == "xtreme_and_trained":  # Table 1's groups plus every trained language
+        tatoeba_langs = [lang for lang in tatoeba_langs if lang in train or lang in XTREME_36]
+    return {
+        "kind": "mini", "train": _write_train(out, train), "train_languages": langs,
+        "tatoeba_dir": str(tat), "tatoeba_languages": tatoeba_langs,
+        "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs, "bucc_benchmark": bucc_stats,
+        "nli_dir": str(data_root / "xnli_dev"), "nli_languages": XNLI_LANGS,
+        "sts_dir": str(data_root / "sts"), "sts_kind": "senteval7",
+        "nli_train": str(out / "nli" / "train-en.tsv"),
+        "sts17": sts17_sets(data_root), "sts17_excluded": STS17_EXCLUDED, "question_retrieval": questions,
+        **({"qa": qa} if qa else {}),
+        **({"translation": tr} if tr else {}),
+        "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "pairs_before": before,
+                    "eval_sentences": len(evals), "eval_sources": {k: len(v) for k, v in evals_by_source.items()},
+                    "bucc_distractors_excluded": sum(s["distractors_excluded"] for s in bucc_stats.values()),
+                    "nli_dropped": nli_dropped},
+    }
 
+
+def _mini_training_pairs(data_root: Path, spec: dict, evals_by_source: dict) -> dict[str, list[tuple[str, str]]]:
+    """The mini corpus's training pairs per language before the leakage rule."""
     raw: dict[str, list[tuple[str, str]]] = {}
     for xx in spec["multi30k"]:
         raw.setdefault(ISO3[xx], []).extend(
@@ -195,33 +234,7 @@ def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
         if "xnli_dev" in evals_by_source:
             raise ValueError("corpus.mini.xnli_dev trains on XNLI dev: list 'xnli_dev' under not_evaluated too")
         raw.setdefault(ISO3[xx], []).extend(_xnli_pairs(data_root / "xnli_dev", xx))
-    train, dropped, before = {}, {}, {}
-    for lang, pairs in raw.items():
-        pairs = list(dict.fromkeys(pairs))  # exact duplicates once
-        before[lang] = len(pairs)
-        train[lang], dropped[lang] = evals.filter_pairs(pairs)
-    langs = sorted(train)
-    tat = data_root / "tatoeba_v1"
-    tatoeba_langs = loaders.tatoeba_languages(tat)
-    if spec.get("tatoeba", "all") == "trained":
-        tatoeba_langs = [lang for lang in tatoeba_langs if lang in train]
-    elif spec.get("tatoeba") == "xtreme_and_trained":  # Table 1's groups plus every trained language
-        tatoeba_langs = [lang for lang in tatoeba_langs if lang in train or lang in XTREME_36]
-    return {
-        "kind": "mini", "train": _write_train(out, train), "train_languages": langs,
-        "tatoeba_dir": str(tat), "tatoeba_languages": tatoeba_langs,
-        "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs, "bucc_benchmark": bucc_stats,
-        "nli_dir": str(data_root / "xnli_dev"), "nli_languages": XNLI_LANGS,
-        "sts_dir": str(data_root / "sts"), "sts_kind": "senteval7",
-        # NLI multi-task data (MoCo-BERT appendix B): SNLI/MNLI are not in data_root; the
-        # English XNLI dev items are the only labelled NLI pairs there.
-        "nli_train": str(data_root / "xnli_dev" / "dev-en.tsv"),
-        "sts17": sts17_sets(data_root), "sts17_excluded": STS17_EXCLUDED, "question_retrieval": questions,
-        **({"qa": qa} if qa else {}),
-        **({"translation": tr} if tr else {}),
-        "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "pairs_before": before,
-                    "eval_sentences": len(evals), "eval_sources": {k: len(v) for k, v in evals_by_source.items()}},
-    }
+    return raw
 
 
 # --------------------------------------------------------------------------- paper

@@ -57,7 +57,6 @@ def prepare_paper_enzh(out: Path, data_root: Path, spec: dict, d: dl.Downloader,
         tsv = out / "nli" / f"{Path(member).stem}.tsv"
         dl.multinli_train_to_tsv((folder / member).read_text(encoding="utf-8"), tsv)
         nli_rows += loaders.read_lines(tsv)
-    write_lines(out / "nli" / "train-en.tsv", (r for r in nli_rows if r))
     tat = d.dest / "tatoeba"
     evals = LeakageFilter(s for pair in zip(*loaders.read_tatoeba(tat, "cmn")) for s in pair)
     evals.add(_bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS))  # all three splits were downloaded above
@@ -65,6 +64,8 @@ def prepare_paper_enzh(out: Path, data_root: Path, spec: dict, d: dl.Downloader,
     datasets, _ = english_sts({"sts_dir": str(sts_dir)})
     evals.add(s for subsets in datasets.values() for sub in subsets for s in sub.sent1 + sub.sent2)
     train, dropped = evals.filter_pairs(unique)
+    nli, nli_dropped = evals.filter_tsv(nli_rows)  # the multi-task NLI data under the same rule (appendix B)
+    write_lines(out / "nli" / "train-en.tsv", nli)
     return {
         "kind": "paper_enzh", "train": _write_train(out, {"cmn": train}), "train_languages": ["cmn"],
         "tatoeba_dir": str(tat), "tatoeba_languages": ["cmn"], "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs,
@@ -72,5 +73,5 @@ def prepare_paper_enzh(out: Path, data_root: Path, spec: dict, d: dl.Downloader,
         "sts_dir": str(sts_dir), "sts_kind": "senteval7", "nli_train": str(out / "nli" / "train-en.tsv"),
         "sampled": sampled,
         "leakage": {"dropped": {"cmn": dropped}, "dropped_total": dropped, "duplicates_removed": len(raw) - len(unique),
-                    "eval_sentences": len(evals)},
+                    "eval_sentences": len(evals), "nli_dropped": nli_dropped},
     }

@@ -43,6 +43,20 @@ class LeakageFilter:
     def leaks(self, sentence: str) -> bool:
         return normalize(sentence) in self._seen
 
+    def filter_tsv(self, lines: Iterable[str], columns: tuple[int, ...] = (0, 1)) -> tuple[list[str], int]:
+        """TSV rows (an NLI file: premise, hypothesis, label) with none of ``columns`` in an evaluation set, and how
+        many were dropped; blank rows are left out."""
+        kept, dropped = [], 0
+        for line in lines:
+            if not line:
+                continue
+            cells = line.split("\t")
+            if any(self.leaks(cells[c]) for c in columns if c < len(cells)):
+                dropped += 1
+            else:
+                kept.append(line)
+        return kept, dropped
+
     def filter_pairs(self, pairs: Iterable[tuple[str, str]]) -> tuple[list[tuple[str, str]], int]:
         """Return the pairs with neither side in an evaluation set, and how many were dropped."""
         kept, dropped = [], 0

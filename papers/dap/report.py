@@ -22,12 +22,25 @@ from common.report.results import stat
 from common.report.specs import Col, Ref, Row, TableSpec
 from common.report.tables import Table
 from papers.dap.runs import TASKS, registry
-from papers.dap.variants import MAIN, ablation_variants
+from papers.dap.variants import INIT, MAIN, ablation_variants
 
 HERE = Path(__file__).parent
 TATOEBA, BUCC, XNLI = TASKS
-LABEL = {"tr": "TR", "tr_tlm": "TR+TLM", "dap": "DAP"}
+LABEL = {"tr": "TR", "tr_tlm": "TR+TLM", "dap": "DAP", INIT: "no pre-training"}
 PAPER_INIT = {"mbert": "mBERT", "xlmr": "XLM-R"}
+ROWS = (INIT, *MAIN)  # the tables' models: the initial encoder, then the three methods
+
+
+def paper_key(pm: str, v: str, recomputed: bool = True) -> str:
+    """The paper's row of model family ``pm`` and variant ``v``: '<pm>+TR' etc.; for the initial encoder the
+    authors' own run of it, '<pm> (recomputed)' in Tables 1-3 and '<pm>' in Table 4."""
+    if v == INIT:
+        return f"{pm} (recomputed)" if recomputed else pm
+    return f"{pm}+{LABEL[v]}"
+
+
+def model_name(init: str, v: str) -> str:
+    return f"{init} ({LABEL[v]})" if v == INIT else f"{init}+{LABEL[v]}"
 
 
 def paper_models(init: str) -> list[str]:
@@ -42,6 +55,10 @@ def section5_tatoeba(ctx: ReportContext) -> tuple[str, str]:
     return ("groups.36.both", "36 langs") if groups["36"]["both"] is not None else ("groups.all.both", "all langs")
 
 
+INIT_NOTE = ("'(no pre-training)': the initial encoder evaluated as it is, pooled as every method is (seed 1: no "
+             "training step), beside the paper's own run of its base model ('(recomputed)' in Tables 1-3).")
+
+
 def where(ctx: ReportContext) -> str:
     return (f"Ours: scale '{ctx.scale}' — {ctx.cfg['description'].strip()} Seeds {ctx.cfg['seeds']} (mean). "
             f"Leakage rule dropped {ctx.manifest['leakage']['dropped_total']} training pairs.")
@@ -52,29 +69,29 @@ def table1(ctx: ReportContext) -> Table:
     rep = ctx.reported["table1_tatoeba"]
     for d, dname in (("xx2en", "xx→en"), ("en2xx", "en→xx")):
         for init in ctx.store.registry.inits():
-            for v in MAIN:
+            for v in ROWS:
                 runs = ctx.store.scores(v, TATOEBA, init)
                 for gi, group in enumerate(("14", "28", "36", "all")):
                     ours = stat([r["groups"][group][d] for r in runs])
-                    paper = [rep[d].get(f"{pm}+{LABEL[v]}", [None] * 3)[gi] if gi < 3 else None
+                    paper = [rep[d].get(paper_key(pm, v), [None] * 3)[gi] if gi < 3 else None
                              for pm in paper_models(init)]
                     n = runs[0]["groups"][group]["n_languages"]
                     label = f"{group} ({n})" if group == "all" else group
-                    rows.append([dname, f"{init}+{LABEL[v]}", label, ours, *paper])
+                    rows.append([dname, model_name(init, v), label, ours, *paper])
                 # not paper groups: where this scale had training data, and its Latin-script part
                 for group, name in (("trained", "with training data"),
                                     ("trained_latin", "Latin-script with training data")):
                     n = runs[0]["groups"][group]["n_languages"]
                     ours = stat([r["groups"][group][d] for r in runs])
                     none = [None for _ in paper_models(init)]
-                    rows.append([dname, f"{init}+{LABEL[v]}", f"{name} ({n})", ours, *none])
+                    rows.append([dname, model_name(init, v), f"{name} ({n})", ours, *none])
     inits = ctx.store.registry.inits()
     return Table("table1_tatoeba", "Table 1: average Tatoeba retrieval accuracy (%)",
                  ["direction", "model", "languages", "ours", *[f"paper {pm}" for pm in paper_models(inits[0])]], rows,
                  [where(ctx), "Groups: 14 = LASER/XNLI languages, 28 = XTREME languages with 1000 pairs, 36 = XTREME; "
                   "'–' for ours = a language of the group is not evaluated at this scale.",
                   f"Languages with training data at this scale: {', '.join(ctx.manifest['train_languages'])}; "
-                  "all others are zero-shot."])
+                  "all others are zero-shot.", INIT_NOTE])
 
 
 def bucc_table(ctx: ReportContext, key: str, part: str, title: str) -> TableSpec:
@@ -84,14 +101,14 @@ def bucc_table(ctx: ReportContext, key: str, part: str, title: str) -> TableSpec
     rep = ctx.reported[key]
     rows = []
     for init in inits:
-        for v in MAIN:
-            name = f"{init}+{LABEL[v]}"
+        for v in ROWS:
+            name = model_name(init, v)
             for pair in pairs:
                 paper = [x for pm in paper_models(init)
-                         for x in (rep.get(f"{pm}+{LABEL[v]}", {}).get(pair) or [None] * 3)]
+                         for x in (rep.get(paper_key(pm, v), {}).get(pair) or [None] * 3)]
                 rows.append(Row((name, pair), v, init, {"prefix": f"per_pair.{pair}.{part}"}, tuple(paper)))
             paper = [x for pm in paper_models(init)
-                     for x in (None, None, rep.get(f"{pm}+{LABEL[v]}", {}).get("avg_f1"))]
+                     for x in (None, None, rep.get(paper_key(pm, v), {}).get("avg_f1"))]
             rows.append(Row((name, "avg"), v, init, {"prefix": part}, tuple(paper)))
     cols = [Col(m, BUCC, f"{{prefix}}.{k}") for m, k in (("P", "precision"), ("R", "recall"), ("F", "f1"))]
     cols += [Ref(f"{pm} {m}", i) for i, (pm, m) in enumerate((pm, m) for pm in paper_models(inits[0]) for m in "PRF")]
@@ -99,7 +116,7 @@ def bucc_table(ctx: ReportContext, key: str, part: str, title: str) -> TableSpec
     return TableSpec(key, title, ["model", "pair"], cols, rows, [
         where(ctx), f"Task {BUCC}: {s['scoring']} margin, k={s['k']}, best match with one-to-one filtering; "
                     f"threshold tuned on '{s['tune_split']}', applied to '{s['test_split']}'. 'avg' rows: mean P, R, F "
-                    "over the pairs.", "BUCC data: " + bucc_data_note(ctx.manifest)])
+                    "over the pairs.", "BUCC data: " + bucc_data_note(ctx.manifest), INIT_NOTE])
 
 
 def bucc_data_note(manifest: dict) -> str:
@@ -118,18 +135,19 @@ def table4(ctx: ReportContext) -> Table:
     rows, langs = [], None
     rep = ctx.reported["table4_xnli"]
     for init in ctx.store.registry.inits():
-        for v in MAIN:
+        for v in ROWS:
             runs = ctx.store.scores(v, XNLI, init)
             langs = list(runs[0]["accuracy"])
             ours = [stat([r["accuracy"][lang] for r in runs]) for lang in langs] + [stat([r["average"] for r in runs])]
-            rows.append([f"{init}+{LABEL[v]}", "ours", *ours])
+            rows.append([model_name(init, v), "ours", *ours])
             for pm in paper_models(init):
-                if rep.get(f"{pm}+{LABEL[v]}"):
-                    by_lang = dict(zip(rep["languages"] + ["avg"], rep[f"{pm}+{LABEL[v]}"]))
-                    rows.append([f"{pm}+{LABEL[v]}", "paper", *[by_lang.get(lang) for lang in langs], by_lang["avg"]])
+                key = paper_key(pm, v, recomputed=False)
+                if rep.get(key):
+                    by_lang = dict(zip(rep["languages"] + ["avg"], rep[key]))
+                    rows.append([key, "paper", *[by_lang.get(lang) for lang in langs], by_lang["avg"]])
     protocol = ctx.store.first("dap", XNLI)["protocol"]
     return Table("table4_xnli", "Table 4: XNLI accuracy (%), English fine-tuning, zero-shot transfer",
-                 ["model", "source", *langs, "avg"], rows, [where(ctx), f"Protocol here: {protocol}."])
+                 ["model", "source", *langs, "avg"], rows, [where(ctx), f"Protocol here: {protocol}.", INIT_NOTE])
 
 
 def section5_cols(ctx: ReportContext) -> list[Col]:

@@ -78,7 +78,8 @@ class DAPRecipe:
             save_sentence_encoder(trained.encoder, tokenizer, out, cfg["eval"]["max_length"])
 
         info = {**method, "languages": lang_ids, **({"rtl_vocabulary_size": len(vocab)} if vocab else {})}
-        return Built(model, collator(cfg, method, tokenizer), save, info)
+        overrides = {} if method.get("train", True) else {"max_steps": 0}  # ``init``: the encoder as it starts
+        return Built(model, collator(cfg, method, tokenizer), save, info, overrides)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,9 @@ Registry of names used in paths and tables:
 
 * ``tr`` — translation ranking only; ``tr_tlm`` — TR + translation language modelling;
   ``dap`` — TR + RTL (the method, K=2, rho=1, xx->en);
+* ``init`` — the initial encoder without DAP's pre-training (the tables' "mBERT / XLM-R (recomputed)" rows of
+  Tables 1-3 and the "mBERT" / "XLM-R" rows of Table 4): no training step, pooled as every variant is
+  (section 4.1's [CLS] at paper scale);
 * ``dap_dir-en2xx`` / ``dap_dir-both`` — RTL direction (Table 5; ``xx2en`` is ``dap``);
 * ``dap_rho-<r>`` — reconstruction ratio (Figure 3; ``rho`` 1.0 is ``dap``);
 * ``dap_k-<K>`` — RTL head depth (Figure 4; K=2 is ``dap``).
@@ -13,6 +16,7 @@ from __future__ import annotations
 import re
 
 MAIN = ("tr", "tr_tlm", "dap")
+INIT = "init"
 _OBJECTIVES = {"tr": ("tr",), "tr_tlm": ("tr", "tlm"), "dap": ("tr", "rtl")}
 _ABLATION = re.compile(r"^dap_(dir-(?P<dir>xx2en|en2xx|both)|rho-(?P<rho>[0-9.]+)|k-(?P<k>[0-9]+))$")
 DIRECTIONS = ("xx2en", "en2xx", "both")
@@ -21,11 +25,14 @@ DIRECTIONS = ("xx2en", "en2xx", "both")
 def resolve(name: str, dap_cfg: dict) -> dict:
     """Method settings of variant ``name``: objectives plus the DAP hyper-parameters."""
     cfg = {k: dap_cfg[k] for k in ("rtl_layers", "rho", "direction")}
+    if name == INIT:  # the encoder as it starts: TR's model, no step taken
+        return {"objectives": ["tr"], **cfg, "train": False}
     if name in _OBJECTIVES:
         return {"objectives": list(_OBJECTIVES[name]), **cfg}
     m = _ABLATION.match(name)
     if not m:
-        raise ValueError(f"unknown DAP variant {name!r}; expected one of {MAIN} or dap_dir-*/dap_rho-*/dap_k-*")
+        raise ValueError(f"unknown DAP variant {name!r}; expected one of {MAIN}, {INIT!r} or "
+                         "dap_dir-*/dap_rho-*/dap_k-*")
     if m["dir"]:
         cfg["direction"] = m["dir"]
     elif m["rho"]:

@@ -49,10 +49,15 @@ def load_examples(manifest: dict, languages: list[str] | None = None) -> Sequenc
 
 
 def set_dropout(module: nn.Module, p: float) -> None:
-    """Every dropout of a (pretrained) encoder at rate ``p``."""
+    """Every dropout of a (pretrained) encoder at rate ``p``: the ``nn.Dropout`` modules, and the attention-weight
+    dropout that T5 / mT5 attention (and ``nn.MultiheadAttention``) keep as a float read from the config at build
+    time (``T5Attention.dropout``), which the modules alone miss: the paper's "no dropout" for VMSST on mT5 would
+    have kept mT5's 0.1 on its attention weights."""
     for m in module.modules():
         if isinstance(m, nn.Dropout):
             m.p = p
+        elif isinstance(getattr(m, "dropout", None), float):
+            m.dropout = p
     for name in ("hidden_dropout_prob", "attention_probs_dropout_prob", "dropout_rate"):
         if hasattr(getattr(module, "config", None), name):
             setattr(module.config, name, p)

@@ -265,6 +265,25 @@ def t5_model(full, objective="vmsst", **kw):
                  max_length=16, decoder_heads=2, decoder_ffn=16, pretrained_decoder=(full.get_decoder(), full.lm_head))
 
 
+def test_no_dropout_reaches_t5s_attention_weights():
+    """mT5 ships dropout_rate 0.1, and T5 attention keeps it as a float read at build time; the paper trains VMSST
+    without dropout, so set_dropout(0) must reach the attention weights too: two training-mode passes then agree."""
+    from transformers import T5Config, T5EncoderModel
+
+    from papers.vmsst.train import set_dropout
+
+    torch.manual_seed(0)
+    enc = T5EncoderModel(T5Config(vocab_size=V, d_model=D, d_kv=4, d_ff=16, num_layers=2, num_heads=2,
+                                  dropout_rate=0.1)).train()
+    set_dropout(enc, 0.0)
+    attention = [m for m in enc.modules() if type(m).__name__ == "T5Attention"]
+    assert attention and all(m.dropout == 0.0 for m in attention)
+    ids = torch.randint(2, V, (3, 7))
+    assert torch.equal(enc(input_ids=ids).last_hidden_state, enc(input_ids=ids).last_hidden_state)
+    set_dropout(enc, 0.2)
+    assert all(m.dropout == 0.2 for m in attention) and enc.config.dropout_rate == 0.2
+
+
 def test_t5_decoder_keeps_pretrained_weights_and_replaces_cross_attention():
     full = tiny_t5()
     m = t5_model(full).eval()
