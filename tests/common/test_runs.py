@@ -21,7 +21,9 @@ def test_paper_registries_derive_every_run_once():
     from papers.moco.runs import registry as moco
 
     reg = dap(load_paper_config("dap", "paper"))
-    assert len(reg) == 2 * 3 * 3 + 8 and reg.seeds("dap", "mbert") == [1, 2, 3] and reg.seeds("dap_k-1", "mbert") == [1]
+    # 2 encoders x 3 methods x 3 seeds, each encoder without pre-training (seed 1), 8 ablations
+    assert len(reg) == 2 * 3 * 3 + 2 + 8 and reg.seeds("dap", "mbert") == [1, 2, 3] and reg.seeds("init", "xlmr") == [1]
+    assert reg.seeds("dap_k-1", "mbert") == [1]
     reg = moco(load_paper_config("moco", "paper"))
     assert len(reg) == 14 and [r.method for r in reg if "moco-tsne" in r.tasks] == ["moco"]
 
