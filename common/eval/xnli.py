@@ -1,7 +1,9 @@
 """Zero-shot cross-lingual NLI (Conneau et al. 2018), protocol of DAP (Li et al. 2023,
-section 4.6, appendix C) following InfoXLM: fine-tune the whole encoder with a linear
-classifier on the [CLS] state of ``[CLS] premise [SEP] hypothesis [SEP]`` using English
-training data only, then report accuracy (%) on every language's test items.
+section 4.6, appendix C) following InfoXLM: fine-tune the whole encoder as the model type's
+sequence classifier over ``[CLS] premise [SEP] hypothesis [SEP]`` (BERT: the pre-trained
+pooler over the [CLS] state, which saved encoders keep from their checkpoint, then a linear
+layer; XLM-R: RoBERTa's classification head) using English training data only, then report
+accuracy (%) on every language's test items.
 
 Paper scale: English MultiNLI train, XNLI test, Table 9 (batch 256, lr 5e-5, 2 epochs,
 max length 128, weight decay 0). Mini scale: only the labelled XNLI dev set is available
@@ -59,7 +61,7 @@ def _batches(ex: NliExamples, tok, order: list[int], bs: int, max_length: int, d
 def finetune_and_evaluate(model_path: str, tokenizer, train: NliExamples, tests: dict[str, NliExamples],
                           args: FinetuneArguments, device: str = "cpu", precision: str = "fp32",
                           num_labels: int = 3) -> dict:
-    """Fine-tune a sequence-pair classifier ([CLS] state -> linear layer) on ``train``; accuracy (%) on each of
+    """Fine-tune a sequence-pair classifier (the model type's: see the module docstring) on ``train``; accuracy (%) on each of
     ``tests`` (the same protocol for XNLI and PAWS-X)."""
     torch.manual_seed(args.seed)
     model = AutoModelForSequenceClassification.from_pretrained(model_path, num_labels=num_labels).to(device)

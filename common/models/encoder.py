@@ -93,8 +93,52 @@ def _bert_config(spec: EncoderSpec, vocab_size: int | None) -> BertConfig:
 def build_mlm_model(spec: EncoderSpec, vocab_size: int | None = None) -> PreTrainedModel:
     if spec.pretrained:
         log.info("loading pretrained encoder %s", spec.pretrained)
-        return AutoModelForMaskedLM.from_pretrained(resolve_pretrained(spec.pretrained))
+        path = resolve_pretrained(spec.pretrained)
+        model = AutoModelForMaskedLM.from_pretrained(path)
+        keep_pooler(model.base_model, path)
+        return model
     return BertForMaskedLM(_bert_config(spec, vocab_size))
+
+
+POOLER = ("pooler.dense.weight", "pooler.dense.bias")
+
+
+def checkpoint_pooler(path: str | Path) -> dict[str, torch.Tensor]:
+    """The pooler of the checkpoint at ``path`` (BERT's dense + tanh over [CLS], pre-trained with next-sentence
+    prediction), keyed as a bare encoder saves it; empty when it has none. Read from its safetensors files, or its
+    ``pytorch_model*.bin`` with ``weights_only=True``."""
+    path = Path(path)
+    out: dict[str, torch.Tensor] = {}
+
+    def take(key: str, get) -> None:
+        for name in POOLER:  # "pooler.dense.weight", or a task model's "bert.pooler.dense.weight"
+            if key == name or (key.endswith("." + name) and key.count(".") == name.count(".") + 1):
+                out[name] = get(key).clone()
+
+    files = sorted(path.glob("*.safetensors"))
+    for f in files:
+        from safetensors import safe_open
+
+        with safe_open(str(f), "pt") as handle:
+            for key in handle.keys():
+                take(key, handle.get_tensor)
+    if not files:
+        for f in sorted(path.glob("pytorch_model*.bin")):
+            state = torch.load(f, map_location="cpu", weights_only=True)
+            for key in state:
+                take(key, state.__getitem__)
+    return out if len(out) == len(POOLER) else {}
+
+
+def keep_pooler(backbone: PreTrainedModel, path: str | Path) -> None:
+    """Keep the checkpoint's pooler beside a bare encoder built without it (``pretrained_pooler``): training never
+    runs it, and :meth:`SentenceEncoder.save` writes it back, so a sequence classifier fine-tuned on the saved model
+    (XNLI, PAWS-X: ``AutoModelForSequenceClassification``) starts from the pre-trained pooled representation, as
+    fine-tuning the checkpoint itself would (DAP section 4.6 following InfoXLM; BertForSequenceClassification),
+    not from a randomly initialised pooler."""
+    pooler = checkpoint_pooler(path)
+    if pooler:
+        backbone.pretrained_pooler = pooler
 
 
 ENCODER_ONLY = {"t5": T5EncoderModel, "mt5": MT5EncoderModel}  # encoder-decoder type -> its encoder stack
@@ -109,7 +153,9 @@ def load_backbone(path: str | Path) -> PreTrainedModel:
     if config.is_encoder_decoder:
         raise ValueError(f"{path}: encoder-decoder model type {config.model_type!r} has no encoder-only class here; "
                          f"known: {sorted(ENCODER_ONLY)}")
-    return AutoModel.from_pretrained(path, add_pooling_layer=False)
+    model = AutoModel.from_pretrained(path, add_pooling_layer=False)
+    keep_pooler(model, path)
+    return model
 
 
 def build_encoder(spec: EncoderSpec, vocab_size: int | None = None) -> PreTrainedModel:
@@ -170,6 +216,25 @@ def lm_head_on(head: nn.Module, vocabulary: torch.Tensor) -> nn.Module:
     return copied
 
 
+def add_to_checkpoint(folder: Path, tensors: dict[str, torch.Tensor]) -> None:
+    """Write ``tensors`` into the ``save_pretrained`` folder's weights: its single ``model.safetensors`` (rewritten
+    whole), or a shard of their own listed in the index of a sharded save."""
+    from safetensors.torch import load_file, save_file
+
+    tensors = {k: v.detach().cpu().contiguous() for k, v in tensors.items()}
+    index = folder / "model.safetensors.index.json"
+    if index.exists():
+        save_file(tensors, str(folder / "model-pooler.safetensors"), metadata={"format": "pt"})
+        meta = json.loads(index.read_text())
+        meta["weight_map"].update({k: "model-pooler.safetensors" for k in tensors})
+        index.write_text(json.dumps(meta, indent=2))
+        return
+    single = folder / "model.safetensors"
+    saved = load_file(str(single))
+    dtype = next(iter(saved.values())).dtype  # the saved model's (fp32 weights here)
+    save_file({**saved, **{k: v.to(dtype) for k, v in tensors.items()}}, str(single), metadata={"format": "pt"})
+
+
 class SentenceEncoder(nn.Module):
     """Transformer encoder + pooling; ``forward`` returns (sentence (B, D), token states (B, S, D))."""
 
@@ -191,6 +256,9 @@ class SentenceEncoder(nn.Module):
         """HF folder + sentence-transformers module files."""
         out_dir = Path(out_dir)
         self.backbone.save_pretrained(out_dir)
+        pooler = getattr(self.backbone, "pretrained_pooler", None)
+        if pooler:
+            add_to_checkpoint(out_dir, pooler)
         if tokenizer is not None:
             tokenizer.save_pretrained(out_dir)
         dim = self.backbone.config.hidden_size

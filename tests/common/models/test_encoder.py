@@ -84,3 +84,28 @@ def test_tokenizer_vocabulary_is_deterministic_at_the_size_limit(tmp_path):
         train_wordpiece(sents, vocab_size=3000, out_dir=tmp_path / str(run), min_frequency=1)
         texts.add((tmp_path / str(run) / "tokenizer.json").read_bytes())
     assert len(texts) == 1
+
+
+def test_the_pretrained_pooler_reaches_a_classifier_fine_tuned_on_the_saved_encoder(tmp_path):
+    """A bare encoder is built without BERT's pooler (training never runs it) but keeps the checkpoint's, and the
+    saved folder holds it: AutoModelForSequenceClassification on the saved model starts from the pre-trained pooler
+    (as fine-tuning the checkpoint itself would), not a random one; also through a masked-LM build (DAP, HICTL)."""
+    from transformers import AutoModelForSequenceClassification, BertConfig, BertModel
+
+    from common.models.encoder import EncoderSpec, SentenceEncoder, build_mlm_model, checkpoint_pooler, load_backbone
+
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=60, hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32)
+    original = BertModel(cfg)  # with its pooler, as a pre-trained checkpoint is
+    original.save_pretrained(tmp_path / "ckpt")
+    want = original.pooler.dense.weight.detach().clone()
+    assert torch.equal(checkpoint_pooler(tmp_path / "ckpt")["pooler.dense.weight"], want)
+    for name, backbone in (("bare", load_backbone(tmp_path / "ckpt")),
+                           ("mlm", build_mlm_model(EncoderSpec(pretrained=str(tmp_path / "ckpt"))).base_model)):
+        SentenceEncoder(backbone, "cls").save(tmp_path / name)
+        clf = AutoModelForSequenceClassification.from_pretrained(tmp_path / name, num_labels=3)
+        assert torch.equal(clf.bert.pooler.dense.weight, want), name
+        assert torch.equal(checkpoint_pooler(tmp_path / name)["pooler.dense.bias"], original.pooler.dense.bias)
+    # a checkpoint without a pooler (an encoder trained here from scratch) keeps none
+    SentenceEncoder(BertModel(cfg, add_pooling_layer=False), "cls").save(tmp_path / "scratch")
+    assert checkpoint_pooler(tmp_path / "scratch") == {}
