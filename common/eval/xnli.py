@@ -61,8 +61,8 @@ def _batches(ex: NliExamples, tok, order: list[int], bs: int, max_length: int, d
 def finetune_and_evaluate(model_path: str, tokenizer, train: NliExamples, tests: dict[str, NliExamples],
                           args: FinetuneArguments, device: str = "cpu", precision: str = "fp32",
                           num_labels: int = 3) -> dict:
-    """Fine-tune a sequence-pair classifier (the model type's: see the module docstring) on ``train``; accuracy (%) on each of
-    ``tests`` (the same protocol for XNLI and PAWS-X)."""
+    """Fine-tune a sequence-pair classifier (the model type's: see the module docstring) on ``train``; accuracy (%)
+    on each of ``tests`` (the same protocol for XNLI and PAWS-X)."""
     torch.manual_seed(args.seed)
     model = AutoModelForSequenceClassification.from_pretrained(model_path, num_labels=num_labels).to(device)
     check_length(model, args.max_length, model_path)
