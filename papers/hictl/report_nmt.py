@@ -89,7 +89,11 @@ def encoder_note(ctx) -> str:
     return (f"Ours: scale '{ctx.scale}'; the pre-trained encoders of seed {nmt['encoder_seed']} of encoder setting "
             f"'{nmt.get('init', next(iter(ctx.cfg['encoders'])))}'; NMT seed {nmt.get('seed', 1)} (one run per "
             "system); label smoothing 0.1 (fairseq's Transformer recipe; the paper says only 'log-likelihood'). "
-            + batch_note(ctx))
+            "[CLS]-vocabulary bias (section 3.2, 'aggregate them with the logits ... through an element-wise "
+            "additive operation'; no scale given): the cosine between the encoder's final [CLS] state and each "
+            "word's input embedding, added at scale 1 (our choice: a bias in [-1, 1] shifts no logit by more than "
+            "the unscaled similarity the paper describes, and the decoder's output layer can outweigh it; "
+            "common/nmt/fairseq_plugin/model.py). " + batch_note(ctx))
 
 
 def batch_note(ctx) -> str:
