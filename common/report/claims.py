@@ -1,12 +1,13 @@
 """Claims with statistical power: a metric difference between two systems, its mean over seeds and a 95 % interval
-that keeps its promise with a handful of seeds.
+meant to keep its promise with a handful of seeds (simulated for accuracy-type metrics: below).
 
 A system is a list of per-seed :class:`ItemMetric` objects (one results JSON each, built by :func:`item_metric` from
 the per-item outcomes the evaluators store). Systems A and B are paired by seed id (seed s of both saw the same data
 order and, where the design allows, the same initialisation) and by item (the same test items). The point estimate
 is the mean over seeds of d_s = metric_B,s - metric_A,s on all items. Its variance has two parts:
 
-* **seeds**: var(d_s) / S over the S paired differences. It holds the seed-to-seed variation of training and the
+* **seeds**: var(d_s) / S over the S paired differences (the callers list both systems' seeds in the config's
+  order, so position k is seed k of both). It holds the seed-to-seed variation of training and the
   item-by-seed noise (each seed scores every item anew); with few seeds its uncertainty is large, so the interval
   takes Student's t quantile (S - 1 degrees of freedom for this part), not the normal one.
 * **items**: how much the seed-averaged difference moves when the test set is redrawn -- a cluster bootstrap
@@ -15,20 +16,22 @@ is the mean over seeds of d_s = metric_B,s - metric_A,s on all items. Its varian
   seed part counts already: that share, (v_each - v_mean) / (S - 1) with v_each the mean over seeds of each seed's
   bootstrap variance and v_mean the variance of the seed mean, is removed (the two-way random-effects decomposition
   d_si = mu + a_s + b_i + e_si: the seed part estimates (sigma_a^2 + sigma_e^2 / I) / S, the corrected item part
-  sigma_b^2 / I), and a negative remainder counts as 0.
+  sigma_b^2 / I; exact for metrics that are means over items, an approximation for F1, Spearman or corpus BLEU),
+  and a negative remainder counts as 0.
 
 The interval is mean +- sqrt(t^2 v_seeds + z^2 v_items), t the Student quantile on S - 1 degrees of freedom and z
 the normal one: each part's half-width, added in quadrature (with equal parts that is a quantile between z and t).
-Two alternatives were simulated (:mod:`common.report.calibration`, 2000 pairs of systems per figure):
-Welch-Satterthwaite degrees of freedom for the sum (the item part taken as known) called 7.1 % of null pairs findings
-at 3 seeds and 7.9 % with fixed item differences (the corrected item part is itself a noisy estimate near zero, and
-it bought the whole interval normal quantiles); t(S - 1) on the whole sum stayed at or under 5 % but fell to 0.2 %
-when the items' part dominates, so a claim with seeds that agree could never hold. The quadrature rule (``figures/bench/
-claims_calibration.md``, with the power under true differences): 5.4 % at 3 seeds and 4.2 % at 5 (another 2000 pairs:
-5.8 % and 5.0 %; the plain t-test on the seeds' differences alone: 6.2 % at 3 seeds, from the discreteness of the
-items), 3.4-3.6 % with fixed item differences; ``tests/common/report/test_claims.py`` holds it within 5 % plus three
-Monte Carlo standard errors over 1000 pairs at 3 and 5 seeds (the percentile bootstrap this module used before
-resampled the seeds as if they were many: 10-11 % of null pairs called findings).
+:mod:`common.report.calibration` simulates it beside the rules it was chosen over, on the same pairs of systems
+(``figures/bench/claims_calibration.md``: 2000 pairs per row, 120 binary items, equal means with per-seed offsets and
+item-by-seed noise, optionally fixed item differences of mean zero). Null pairs called findings, ours: 5.4 % and
+4.2 % at 3 and 5 seeds, 3.4 % and 3.6 % with fixed item differences. Welch-Satterthwaite degrees of freedom for the
+whole variance (the item part taken as known): 7.1 % at 3 seeds (the corrected item part is itself a noisy estimate
+near zero, and it bought the whole interval nearly normal quantiles). t(S - 1) on the whole variance: 4.2 % and
+1.5 %, over-wide where the items' part is large, with less power. A t-test on the seeds' differences alone: 6.1 % at
+3 seeds and 6.2 % at 5 with fixed item differences (it cannot see the test set's sampling).
+``tests/common/report/test_claims.py`` holds ours within 5 % plus three Monte Carlo standard errors over 1000 pairs at
+3 and 5 seeds (the percentile bootstrap this module used before resampled the seeds as if they were many: about 10 %
+of null pairs called findings in a simulation like this one).
 With one seed only the item part is left: such a row says nothing about another seed.
 
 Clusters (what a bootstrap draw takes together): a Tatoeba sentence pair in both directions (one draw per language
@@ -342,6 +345,8 @@ class Difference:
 def _interval(b: Sequence[ItemMetric], a: Sequence[ItemMetric] | None, replicates: int, seed: int,
               level: float) -> Difference:
     """The module docstring's interval for the mean over seeds of B - A (of B alone when ``a`` is None)."""
+    if replicates < 2:
+        raise ValueError(f"{replicates} bootstrap replicate(s): the items' part needs at least 2")
     clusters = b[0].strata
     if any(m.strata != clusters for m in (*b, *(a or ()))):
         raise ValueError("every seed of both systems must be scored on the same test items")
@@ -388,12 +393,15 @@ INTERVAL_NOTE = ("95% CI: the seeds' part (Student t on seeds - 1 degrees of fre
                  "and the test items' part (a cluster bootstrap, 1000 replicates; a Tatoeba pair in both directions, "
                  "an XNLI premise with its hypotheses, a BUCC source sentence, STS pairs, questions and sentences as "
                  "they are) added in quadrature, common/report/claims.py; one seed: the items' part alone, which says "
-                 "nothing of another seed. "
+                 "nothing of another seed (its verdict reads 'holds on 1 seed'). "
                  "Verdict: 'holds' when the interval lies on the paper's side of zero, 'reversed' on the other, else "
                  "'inconclusive'.")
 
 
 def verdict(d: Difference, expected_sign: int = 1) -> str:
-    """'holds' when the interval lies on the paper's side of zero, 'reversed' on the other, else 'inconclusive'."""
+    """'holds' when the interval lies on the paper's side of zero, 'reversed' on the other, else 'inconclusive'; with
+    one seed the interval holds the test items' part only, so a verdict says so ('holds on 1 seed'): it is about
+    these trained models, not the methods."""
     lo, hi = (d.lo, d.hi) if expected_sign > 0 else (-d.hi, -d.lo)
-    return "holds" if lo > 0 else "reversed" if hi < 0 else "inconclusive"
+    word = "holds" if lo > 0 else "reversed" if hi < 0 else "inconclusive"
+    return f"{word} on 1 seed" if d.seeds < 2 and word != "inconclusive" else word
