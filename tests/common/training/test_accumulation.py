@@ -5,24 +5,15 @@ import json
 
 import pytest
 import torch
-from torch import nn
 
 from common.training.trainer import Trainer, TrainingArguments, accumulation_steps
+from tests.common.training.test_precision import Tiny
 
 EXAMPLES = [torch.randn(6, generator=torch.Generator().manual_seed(i)) for i in range(16)]
 
 
-class MeanLoss(nn.Module):
+class MeanLoss(Tiny):  # a mean over the batch's elements: a mean over its examples
     batch_decomposable = True
-
-    def __init__(self):
-        super().__init__()
-        torch.manual_seed(0)
-        self.a = nn.Linear(6, 8)
-        self.b = nn.Linear(8, 3)
-
-    def forward(self, x):  # (B, 6)
-        return {"loss": self.b(torch.tanh(self.a(x))).pow(2).sum(-1).mean()}
 
 
 class InBatch(MeanLoss):
