@@ -87,22 +87,12 @@ def _probe(paper: str, cfg: dict, run, manifest: dict, workdir: Path, ranks: int
 
 
 def _needs(counts, probe_rows: tuple[int, int], ranks: int, mfu: float) -> dict:
-    c = counts[-1]
-    training = c.training
-    batch = int(training["global_batch_size"])
-    micro, accum = _micro_batch(training, ranks)
+    row = _states(counts[-1], ranks)
     flops = est.Linear.through(probe_rows, (counts[0].flops, counts[1].flops))
     acts = est.Linear.through(probe_rows, (counts[0].activation_bytes, counts[1].activation_bytes))
-    row = _states(c, ranks)
-    per_gpu = row["model_states_gib"]["total"] * est.GIB + acts.at(micro)
-    step_flops = flops.per_row * batch + flops.fixed * ranks * accum
-    run_flops = step_flops * int(training["max_steps"])
-    hours = {k: est.wall_hours(run_flops, ranks, g, mfu) for k, g in est.GPUS.items()}
-    return {**row, "activations_gib": acts.at(micro) / est.GIB, "memory_per_gpu_gib": per_gpu / est.GIB,
-            "fits": {k: per_gpu / est.GIB <= g.memory_gib for k, g in est.GPUS.items()},
-            "flops_per_step": step_flops, "flops_run": run_flops, "wall_hours": hours,
-            "gpu_hours": {k: h * ranks for k, h in hours.items()},
-            "runtime_minutes": est.runtime_minutes(hours["a100"])}
+    step_flops = flops.per_row * row["global_batch"] + flops.fixed * ranks * row["accumulation_steps"]
+    return {**row, **est.needs(row["model_states_gib"]["total"] * est.GIB, acts.at(row["micro_batch_per_gpu"]),
+                               step_flops, row["steps"], ranks, mfu)}
 
 
 def _micro_batch(training: dict, ranks: int) -> tuple[int, int]:
@@ -127,8 +117,7 @@ def _states(c, ranks: int) -> dict:
             "max_length": int(training["max_length"]), "global_batch": batch, "micro_batch_per_gpu": micro,
             "accumulation_steps": accum,
             "steps": steps, "pairs_seen": batch * steps,
-            "model_states_gib": {**{k: v / est.GIB for k, v in states.items()},
-                                 "total": sum(states.values()) / est.GIB},
+            "model_states_gib": est.states_gib(states),
             "checkpoint_disk_gib": est.checkpoint_disk_bytes(c.params, opt, int(training.get("keep_checkpoints", 2)))
             / est.GIB, "mem_mb": est.host_mem_mb(c.params, ranks)}
 

@@ -101,5 +101,23 @@ def runtime_minutes(hours: float, margin: float = 1.25) -> int:
     return max(30, math.ceil(hours * 60 * margin))
 
 
+def needs(state_bytes: float, activation_bytes: float, step_flops: float, steps: int, ranks: int,
+          mfu: float) -> dict:
+    """A job's per-GPU memory (model states + activations) against each GPU, and its FLOPs, wall time and
+    GPU-hours over ``steps`` steps on ``ranks`` GPUs at ``mfu``: the census row's derived fields."""
+    per_gpu = (state_bytes + activation_bytes) / GIB
+    run_flops = step_flops * steps
+    hours = {k: wall_hours(run_flops, ranks, g, mfu) for k, g in GPUS.items()}
+    return {"activations_gib": activation_bytes / GIB, "memory_per_gpu_gib": per_gpu,
+            "fits": {k: per_gpu <= g.memory_gib for k, g in GPUS.items()},
+            "flops_per_step": step_flops, "flops_run": run_flops, "wall_hours": hours,
+            "gpu_hours": {k: h * ranks for k, h in hours.items()}, "runtime_minutes": runtime_minutes(hours["a100"])}
+
+
+def states_gib(states: dict[str, int]) -> dict[str, float]:
+    """Model-state bytes by kind as GiB, with their ``total``."""
+    return {**{k: v / GIB for k, v in states.items()}, "total": sum(states.values()) / GIB}
+
+
 def checkpoint_disk_bytes(params: int, optimizer_total: int, keep: int) -> int:
     return keep * (4 * params + optimizer_total) + 4 * params

@@ -148,21 +148,13 @@ def row(job: str, kind: str, s, c: NmtCount, mfu: float) -> dict:
     states = est.model_state_bytes(c.params, c.trainable_params, opt, 0, ranks)
     if kind == "baseline" and s.bf16 and s.baseline_arch != "same":
         states["fp16_copies"] = 4 * c.params  # fairseq's --fp16: fp16 weights and gradients beside fp32 masters
-    per_gpu = sum(states.values()) + acts.at(micro)
     step_flops = flops.per_row * sentences + flops.fixed * ranks * accum
-    run_flops = step_flops * updates
-    hours = {k: est.wall_hours(run_flops, ranks, g, mfu) for k, g in est.GPUS.items()}
     return {"paper": "hictl", "job": job, "kind": "nmt", "seeds": 1, "gpus": ranks, "nodes": 1, "params": c.params,
             "trainable_params": c.trainable_params, "precision": "bf16" if s.bf16 else "fp32", "zero_stage": 0,
             "optimizer": "adam (fairseq)", "max_length": LENGTH, "global_batch": sentences,
             "micro_batch_per_gpu": micro, "accumulation_steps": accum, "steps": updates,
             "pairs_seen": sentences * updates, "upper_bound": kind != "stage2",
-            "model_states_gib": {**{k: v / est.GIB for k, v in states.items()},
-                                 "total": sum(states.values()) / est.GIB},
-            "activations_gib": acts.at(micro) / est.GIB, "memory_per_gpu_gib": per_gpu / est.GIB,
-            "fits": {k: per_gpu / est.GIB <= g.memory_gib for k, g in est.GPUS.items()},
-            "flops_per_step": step_flops, "flops_run": run_flops, "wall_hours": hours,
-            "gpu_hours": {k: h * ranks for k, h in hours.items()},
-            "runtime_minutes": est.runtime_minutes(hours["a100"]),
+            "model_states_gib": est.states_gib(states),
+            **est.needs(sum(states.values()), acts.at(micro), step_flops, updates, ranks, mfu),
             "checkpoint_disk_gib": est.checkpoint_disk_bytes(c.params, opt, 2) / est.GIB,
             "mem_mb": est.host_mem_mb(c.params, ranks)}

@@ -70,8 +70,9 @@ def findings(sc: Scenario, trials: int, seed: int = 0, replicates: int = 200) ->
             b.append(MeanOfAccuracies([_outcomes(mu + c + sc.effect + shared + rng.normal(0.0, sc.system_seed_sd),
                                                  rng)]))
         d = paired_difference(a, b, replicates=replicates, seed=trial)
-        assert (verdict(d) != "inconclusive") == (abs(d.mean) > _half_widths(d)["ours"] * (1 - 1e-12))
-        for rule, half in _half_widths(d).items():
+        halves = _half_widths(d)
+        assert (verdict(d) != "inconclusive") == (abs(d.mean) > halves["ours"] * (1 - 1e-12))
+        for rule, half in halves.items():
             found[rule] += abs(d.mean) > half
     return {rule: n / trials for rule, n in found.items()}
 
