@@ -22,10 +22,10 @@ import statistics
 import time
 
 import torch
-from torch.utils.flop_counter import FlopCounterMode
 from transformers import BertForMaskedLM
 
 from bench.overheads import bert_base, dap_batches
+from common.census.flops import counter as flop_counter
 from papers.dap.data import DAPCollator
 from papers.dap.model import DAPModel
 
@@ -106,7 +106,7 @@ def main() -> None:
             opt.step()
             opt.zero_grad(set_to_none=True)
 
-        with FlopCounterMode(display=False) as counter:
+        with flop_counter() as counter:
             with autocast:
                 loss = model(**batch)["loss"]
             loss.backward()

@@ -300,6 +300,10 @@ def test_hictl_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
         row = census[job]
         assert any(f"mem_mb={row['mem_mb']}" in b and f"runtime={row['runtime_minutes']}" in b
                    for b in job_blocks(printed, f"hictl_nmt_{rule}")), (rule, row["runtime_minutes"])
+    # and so do the evaluation jobs', one GPU each (common/census/evaluation.py): XNLI translate-train-all's hours
+    row = census["eval/xlmr_large/xnli@translate-train-all"]
+    assert any(f"mem_mb={row['mem_mb']}" in b and f"runtime={row['runtime_minutes']}" in b and "gpu=1" in b
+               for b in job_blocks(printed, "hictl_evaluate_task")), row["runtime_minutes"]
     assert ("--encoder results/paper/hictl/models/xlmr_base/hictl_hns/seed1/model --save-dir "
             "results/paper/hictl/nmt/low_resource/hictl_hns/stage1") in printed
     # Table 4 binarizes its pairs' WMT'14 training data (the manifest's train_sets), Table 5 the same pairs' IWSLT data

@@ -1,4 +1,4 @@
-"""The census: what every paper-scale training job needs, counted from the code, before anything is submitted.
+"""The census: what every paper-scale job needs, counted from the code, before anything is submitted.
 
     snakemake census --cores 2                         # all four papers -> figures/census/paper.{md,json}
     python -m common.census --papers dap --out figures/census/paper
@@ -7,8 +7,9 @@ For each training job of a paper's run registry at paper scale (runs that differ
 count in ``seeds``): the step counted by :mod:`common.census.probe` at two batch sizes, scaled to the job's per-GPU
 micro batch and steps by :mod:`common.census.estimate`; memory per GPU against the GPU's memory (``fits``), wall time
 and GPU-hours on A100 and H100 at the stated MFU, and the paper's reported compute beside the sum. The JSON is what
-the workflow reads for the paper-scale train rules' ``runtime``, ``mem_mb`` and GPU count
-(:func:`common.workflow.launch.census_resources`), so the Slurm profile and the census cannot disagree.
+the workflow reads for the paper-scale train and evaluation rules' ``runtime``, ``mem_mb`` and GPU count
+(:func:`common.workflow.launch.train_resources`), so the Slurm profile and the census cannot disagree. HICTL's
+NMT jobs are counted by :mod:`common.census.nmt`, every paper's evaluation jobs by :mod:`common.census.evaluation`.
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ import time
 from pathlib import Path
 
 from common.census import estimate as est
+from common.census import evaluation
 from common.census.crosscheck import crosschecks, describe
 from common.census.probe import TooLargeHere, count_steps, probe_corpus
 from common.config import load_config
@@ -68,6 +70,8 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict], save
 
             rows += nmt.job_rows(cfg, mfu, Path(tmp) / "nmt", done)
             save(rows)
+        rows += evaluation.job_rows(paper, cfg, registry, mfu, Path(tmp) / "eval", done)
+        save(rows)
     return rows
 
 
@@ -160,16 +164,20 @@ def markdown(rows: list[dict], mfu: float, checks: dict) -> str:
     """The census as markdown: per paper its GPU-hours beside the paper's own statement, a row per job (the NMT
     jobs in a table of their own); then the cross-checks (``checks``: :func:`common.census.crosscheck.crosschecks`'s
     figures)."""
-    lines = ["# Census of the paper-scale training jobs", "",
+    lines = ["# Census of the paper-scale jobs", "",
              "Written by `python -m common.census` (`snakemake census`) from the code: each paper's recipe builds its "
              "model at the paper's size, one step is counted (FlopCounterMode; the bytes autograd saves), and "
              f"`common/census/estimate.py` scales it. Wall time at MFU {mfu:.0%} of the dense bf16 peak (A100 "
              "312, H100 989 TFLOP/s). GPU-hours count every seed of a row. HICTL's NMT fine-tuning jobs are counted "
-             "from fairseq's own model (`common/census/nmt.py`). Evaluation and corpus jobs are not counted here "
-             "(their resources come from each paper's config).", ""]
+             "from fairseq's own model (`common/census/nmt.py`); each paper's evaluation jobs from the public sizes "
+             "of the sets they read and the evaluated encoder, counted (`common/census/evaluation.py`). Corpus jobs "
+             "are not counted here: their downloads' sizes are known only online, where the preflight reads them "
+             "(HTTP Content-Length) and checks the disk against them; their memory and time come from each paper's "
+             "config.", ""]
     for paper in PAPERS:
-        mine = [r for r in rows if r["paper"] == paper and r.get("kind") != "nmt"]
+        mine = [r for r in rows if r["paper"] == paper and "kind" not in r]
         nmt = [r for r in rows if r["paper"] == paper and r.get("kind") == "nmt"]
+        evals = [r for r in rows if r["paper"] == paper and r.get("kind") == "eval"]
         if not mine:
             continue
         total = _hours(mine)
@@ -193,6 +201,8 @@ def markdown(rows: list[dict], mfu: float, checks: dict) -> str:
                       "(fairseq-generate) is not counted.", "",
                       *(h.format(batch="sentences / GPU (x update-freq)", seen="sentences seen (M)") for h in HEADER),
                       *map(_line, nmt), ""]
+        if evals:
+            lines += [f"### {paper}: evaluation jobs", "", *evaluation.markdown(evals), ""]
     lines += ["## Cross-checks", "", *describe(checks), ""]
     return "\n".join(lines)
 

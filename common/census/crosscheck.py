@@ -84,13 +84,13 @@ def _small_step():
 
 def _child() -> dict:
     """Two AdamW steps of the small model: peak RSS above the set-up, and the census's prediction."""
-    from torch.utils.flop_counter import FlopCounterMode
+    from common.census import flops
 
     torch.set_num_threads(2)
     enc, _, step = _small_step()
     params = sum(p.numel() for p in enc.parameters())
     base = reset_peak_rss()
-    counter = FlopCounterMode(display=False)
+    counter = flops.counter()
     step()
     saved = step(counter)  # the second step holds the AdamW moments made by the first
     peak = peak_rss_bytes()

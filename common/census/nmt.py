@@ -28,6 +28,8 @@ from pathlib import Path
 
 import torch
 
+from common.census import flops
+
 log = logging.getLogger(__name__)
 LENGTH = 32
 ROWS = (2, 4)
@@ -81,7 +83,7 @@ def count(arguments: list[str]) -> NmtCount:
         sample = {"id": torch.arange(rows), "nsentences": rows, "ntokens": rows * LENGTH, "target": target,
                   "net_input": {"src_tokens": src, "src_lengths": torch.full((rows,), LENGTH),
                                 "prev_output_tokens": prev}}
-        counter = torch.utils.flop_counter.FlopCounterMode(display=False)
+        counter = flops.counter()
         with counter:
             with torch.autocast("cpu", dtype=torch.bfloat16):
                 saved, (loss, _, _) = saved_activation_bytes(model, lambda s=sample: criterion(model, s))

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from torch.utils.flop_counter import FlopCounterMode
 
+from common.census import flops
 from common.census.architectures import CONFIGS
 from common.models import hub
 from common.workflow import tokenizers as tokenizer_sides
@@ -91,6 +91,8 @@ def stand_in_models(root: Path) -> Iterator[None]:
         config = config if config is not None else AutoConfig.from_pretrained(path)
         with no_init_weights():
             model = cls(config, **{k: v for k, v in kwargs.items() if k == "add_pooling_layer"})
+        model.tie_weights()  # as from_pretrained does (no_init_weights skips it: mT5's encoder and decoder
+        # embeddings would count as copies of the shared table)
         with torch.no_grad():  # small values (not the paper's, not garbage: sampling losses need finite scores)
             for p in model.parameters():
                 p.uniform_(-0.02, 0.02)
@@ -227,7 +229,7 @@ def count_steps(paper: str, cfg: dict, run, rows: tuple[int, ...], corpus_manife
     counts = []
     for n in rows:
         batch = built.collate([stretch(e, length) for e in examples[:n]], torch.Generator().manual_seed(0))
-        counter = FlopCounterMode(display=False)
+        counter = flops.counter()
         with counter:
             with torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None):
                 saved, out = saved_activation_bytes(model, lambda b=batch: model(**b))

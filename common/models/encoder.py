@@ -60,6 +60,19 @@ class EncoderSpec:
     tokenizer: str | None = None
 
 
+def encoder_spec(config: dict, tokenizer_dir: str | Path | None = None) -> EncoderSpec:
+    """The :class:`EncoderSpec` of a config's encoder entry. An entry with ``vocabulary`` (a pretrained vocabulary
+    extended on the corpus) loads the grown model that the tokenizer rule saved beside its tokenizer
+    (``tokenizer_dir``; :mod:`common.models.vocabulary`)."""
+    spec = {k: v for k, v in config.items() if k != "vocabulary"}
+    if config.get("vocabulary"):
+        if tokenizer_dir is None or not (Path(tokenizer_dir) / "vocabulary.json").exists():
+            raise FileNotFoundError(f"encoder {config.get('pretrained')!r} has an extended vocabulary: its grown model "
+                                    f"is saved with its tokenizer, and {tokenizer_dir} holds none")
+        spec["pretrained"] = str(tokenizer_dir)
+    return EncoderSpec(**spec)
+
+
 def resolve_pretrained(name: str) -> str:
     """``package:<module>/<folder>`` -> that folder of the installed package; a Hub name -> its pinned, downloaded
     folder (:func:`common.models.hub.local_folder`); a local path -> itself."""

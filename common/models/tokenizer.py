@@ -94,18 +94,29 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--vocab-size", type=int, default=8000)
     p.add_argument("--min-frequency", type=int, default=2)
     p.add_argument("--pretrained", default=None, help="save this model's tokenizer instead of training one")
+    p.add_argument("--extend-vocabulary", type=int, default=0, metavar="N",
+                   help="with --pretrained: add up to N pieces learned on the corpus and save the grown model beside "
+                        "the tokenizer (common/models/vocabulary.py)")
     p.add_argument("--side", choices=("both", "xx", "en"), default="both",
                    help="train on both sides of the pairs, the non-English side or the English side")
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    manifest = read_json(a.corpus) if a.corpus else None
+    sides = {"both": (0, 1), "xx": (0,), "en": (1,)}[a.side]
     if a.pretrained:
         from common.models.encoder import resolve_pretrained
 
-        load_tokenizer(resolve_pretrained(a.pretrained)).save_pretrained(a.out)
+        if not a.extend_vocabulary:
+            load_tokenizer(resolve_pretrained(a.pretrained)).save_pretrained(a.out)
+            return
+        from common.models.vocabulary import extend_pretrained
+
+        pairs = {lang: read_tsv_pairs(path) for lang, path in manifest["train"].items()}
+        sentences = [pair[i] for ps in pairs.values() for pair in ps for i in sides]
+        sample = {lang: [p[0] for p in ps[:1000]] for lang, ps in pairs.items()}  # pieces per word, in-sample
+        extend_pretrained(resolve_pretrained(a.pretrained), sentences, a.out, a.extend_vocabulary, sample)
         return
-    manifest = read_json(a.corpus)
-    sides = {"both": (0, 1), "xx": (0,), "en": (1,)}[a.side]
     sentences = [pair[i] for path in manifest["train"].values() for pair in read_tsv_pairs(path) for i in sides]
     train_wordpiece(sentences, a.vocab_size, a.out, a.min_frequency)
 

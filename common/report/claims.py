@@ -6,10 +6,10 @@ the per-item outcomes the evaluators store). Systems A and B are paired by seed 
 order and, where the design allows, the same initialisation) and by item (the same test items). The point estimate
 is the mean over seeds of d_s = metric_B,s - metric_A,s on all items. Its variance has two parts:
 
-* **seeds**: var(d_s) / S over the S paired differences (the callers list both systems' seeds in the config's
-  order, so position k is seed k of both). It holds the seed-to-seed variation of training and the
-  item-by-seed noise (each seed scores every item anew); with few seeds its uncertainty is large, so the interval
-  takes Student's t quantile (S - 1 degrees of freedom for this part), not the normal one.
+* **seeds**: var(d_s) / S over the S paired differences (seed ids matched: each system's metrics come keyed by
+  seed from :meth:`common.report.results.ResultStore.item_metrics`). It holds the seed-to-seed variation of
+  training and the item-by-seed noise (each seed scores every item anew); with few seeds its uncertainty is
+  large, so the interval takes Student's t quantile (S - 1 degrees of freedom for this part), not the normal one.
 * **items**: how much the seed-averaged difference moves when the test set is redrawn -- a cluster bootstrap
   (``replicates`` draws of the clusters of every stratum with replacement, the same draw for every seed; Davison
   & Hinkley 1997, section 3.8, resampling clusters). Its raw variance also holds the item-by-seed noise that the
@@ -45,7 +45,7 @@ the other side, "inconclusive" otherwise.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -327,6 +327,7 @@ def item_metric(task_type: str, scores: dict, languages: Sequence[str] | None = 
     raise KeyError(f"no item-level metric for task type {task_type!r}")
 
 
+PerSeed = Mapping[int, ItemMetric] | Sequence[ItemMetric]  # a system's metric per seed (by seed id, or a list)
 CHUNK = 100  # bootstrap replicates drawn at a time (bounds the index arrays: Tatoeba's 112 x 1,000 sentences)
 
 
@@ -374,19 +375,30 @@ def _interval(b: Sequence[ItemMetric], a: Sequence[ItemMetric] | None, replicate
     return Difference(mean, mean - half, mean + half, n, replicates, math.sqrt(v_seed), math.sqrt(v_items), df)
 
 
-def paired_difference(a: Sequence[ItemMetric], b: Sequence[ItemMetric], replicates: int = 1000, seed: int = 0,
+def paired_difference(a: PerSeed, b: PerSeed, replicates: int = 1000, seed: int = 0,
                       level: float = 0.95) -> Difference:
-    """Mean of B - A over seeds paired by seed id, with the module docstring's calibrated interval."""
+    """Mean of B - A over seeds paired by seed id, with the module docstring's calibrated interval.
+
+    ``a`` and ``b`` map seed ids to metrics (:meth:`common.report.results.ResultStore.item_metrics`): the seeds
+    both systems have are paired, id with id, and the others left out (a system run on more seeds than its
+    baseline); two lists are paired by position (simulations, one-seed rows)."""
+    if isinstance(a, Mapping) != isinstance(b, Mapping):
+        raise TypeError("pair two seed -> metric mappings, or two lists")
+    if isinstance(a, Mapping):
+        shared = sorted(a.keys() & b.keys())
+        if not shared:
+            raise ValueError(f"no seed in common: A has seeds {sorted(a)}, B {sorted(b)}")
+        a, b = [a[k] for k in shared], [b[k] for k in shared]
     if len(a) != len(b) or not a:
         raise ValueError(f"paired seeds needed: {len(a)} against {len(b)}")
-    return _interval(b, a, replicates, seed, level)
+    return _interval(list(b), list(a), replicates, seed, level)
 
 
-def interval(b: Sequence[ItemMetric], replicates: int = 1000, seed: int = 0, level: float = 0.95) -> Difference:
+def interval(b: PerSeed, replicates: int = 1000, seed: int = 0, level: float = 0.95) -> Difference:
     """One system's metric: its mean over seeds and the same interval (a leaderboard cell)."""
     if not b:
         raise ValueError("no seeds to resample")
-    return _interval(b, None, replicates, seed, level)
+    return _interval(list(b.values()) if isinstance(b, Mapping) else list(b), None, replicates, seed, level)
 
 
 INTERVAL_NOTE = ("95% CI: the seeds' part (Student t on seeds - 1 degrees of freedom over the paired differences) "

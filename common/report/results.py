@@ -12,7 +12,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from common.eval.tasks import get_task
 from common.io import read_json
+from common.report.claims import ItemMetric, item_metric
 from common.runs import Run, RunRegistry
 
 
@@ -48,6 +50,11 @@ def stat(values: list) -> Stat | float | None:
     return Stat(statistics.fmean(values), statistics.stdev(values), len(values))
 
 
+def seed_stat(metrics: dict[int, ItemMetric]) -> Stat | float | None:
+    """A system's item metric over its seeds as a table cell (:func:`stat` of the values)."""
+    return stat([m.value() for m in metrics.values()])
+
+
 class ResultStore:
     def __init__(self, root: str | Path, registry: RunRegistry):
         self.root, self.registry = Path(root), registry
@@ -62,15 +69,28 @@ class ResultStore:
     def _init(self, init: str | None) -> str:
         return init if init is not None else self.registry.inits()[0]
 
-    def scores(self, method: str, task: str, init: str | None = None, seeds: list[int] | None = None) -> list[dict]:
-        """The scores of every registered seed of (method, init) that is scored on ``task`` (a figure's task may be
-        registered on the first seed only), or of the given seeds."""
+    def seeds_scored(self, method: str, task: str, init: str | None = None) -> list[int]:
+        """Every registered seed of (method, init) that is scored on ``task`` (a figure's task may be registered on
+        the first seed only)."""
         init = self._init(init)
-        if seeds is None:
-            seeds = [s for s in self.registry.seeds(method, init) if task in self.registry.get(method, init, s).tasks]
-            if not seeds:
-                raise KeyError(f"no seed of run ({method}, {init}) is scored on {task!r}")
+        seeds = [s for s in self.registry.seeds(method, init) if task in self.registry.get(method, init, s).tasks]
+        if not seeds:
+            raise KeyError(f"no seed of run ({method}, {init}) is scored on {task!r}")
+        return seeds
+
+    def scores(self, method: str, task: str, init: str | None = None, seeds: list[int] | None = None) -> list[dict]:
+        """The scores of :meth:`seeds_scored`, or of the given seeds, in that order."""
+        init = self._init(init)
+        seeds = self.seeds_scored(method, task, init) if seeds is None else seeds
         return [self._read(self.path(self.registry.get(method, init, s), task)) for s in seeds]
+
+    def item_metrics(self, method: str, task: str, init: str | None = None, seeds: list[int] | None = None,
+                     languages: list[str] | None = None) -> dict[int, ItemMetric]:
+        """Seed id -> the task's main metric of that seed's results, recomputable on resampled items
+        (:func:`common.report.claims.item_metric`; over ``languages`` only when given): what claims pair by seed."""
+        seeds = self.seeds_scored(method, task, init) if seeds is None else seeds
+        kind = get_task(task).type
+        return {s: item_metric(kind, sc, languages) for s, sc in zip(seeds, self.scores(method, task, init, seeds))}
 
     def values(self, method: str, task: str, path: str = "main_score", init: str | None = None,
                seeds: list[int] | None = None) -> list[Any]:

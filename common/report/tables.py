@@ -23,6 +23,13 @@ class Table:
     notes: list[str] = field(default_factory=list)
 
 
+def departures_note(cfg: dict) -> str:
+    """A scale's declared departures from its paper (the config's ``departures``), as a sentence for a table's
+    notes; empty when it declares none."""
+    items = [" ".join(d.split()) for d in cfg.get("departures", [])]
+    return (" Departures from the paper: " + " ".join(f"({i}) {d}" for i, d in enumerate(items, 1))) if items else ""
+
+
 def fmt(value, digits: int = 1) -> str:
     if value is None:
         return "–"

@@ -400,22 +400,22 @@ class Trainer:
             gen = torch.Generator().manual_seed(self.args.seed * 7919 + step * 104729 + self.rank)
             local = self.sampler.local_indices(step)
             size = len(local) // self.accum
-            outs = []
+            parts = []  # each micro-batch's scalar outputs, detached: nothing else of it outlives its backward
             for start in range(0, len(local), size):  # one micro-batch unless micro_batch_per_gpu splits the step
                 batch = self.collate([self.examples[i] for i in local[start:start + size]], gen)
                 batch = {k: v.to(device) if torch.is_tensor(v) else v for k, v in batch.items()}
-                outs.append(self.engine(**batch))
-                self.engine.backward(outs[-1]["loss"])  # DeepSpeed divides by the accumulation steps
+                micro = self.engine(**batch)
+                self.engine.backward(micro["loss"])  # DeepSpeed divides by the accumulation steps
                 self.engine.step()  # the optimizer steps after the last micro-batch only
-            out = outs[0] if self.accum == 1 else {
-                k: torch.stack([o[k].detach() for o in outs]).mean() for k, v in outs[0].items()
-                if torch.is_tensor(v) and v.ndim == 0}
+                parts.append({k: v.detach() for k, v in micro.items() if torch.is_tensor(v) and v.ndim == 0})
+                del micro, batch
+            out = parts[0] if self.accum == 1 else {k: torch.stack([p[k] for p in parts]).mean() for k in parts[0]}
             step += 1
             bar.update(1)
             if self.on_step is not None:
                 self.on_step(step)
             if step % self.args.log_every == 0 or step == self.args.max_steps:
-                last = self._mean_over_ranks({k: v for k, v in out.items() if torch.is_tensor(v) and v.ndim == 0})
+                last = self._mean_over_ranks(out)
                 now = time.time()
                 rate = (step - logged_at[0]) * self.args.global_batch_size / max(now - logged_at[1], 1e-9)
                 logged_at = (step, now)

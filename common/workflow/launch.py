@@ -90,13 +90,15 @@ def census_jobs(experiment: str, path: Path = CENSUS) -> dict[str, dict]:
 
 
 def train_resources(cfg: dict, experiment: str, census: Path = CENSUS,
-                    job: Callable[[Any], str] = lambda wc: f"{wc.init}/{wc.method}", ranks: int | None = None) -> dict:
-    """A train job's ``mem_mb`` and ``runtime``: at paper scale the census's figures for that job (its wall time
+                    job: Callable[[Any], str] = lambda wc: f"{wc.init}/{wc.method}", ranks: int | None = None,
+                    stage: str = "train") -> dict:
+    """A job's ``mem_mb`` and ``runtime``: at paper scale the census's figures for that job (its wall time
     on an A100 at the census's MFU, with a margin; host memory for its ranks), so the Slurm profile asks for what
-    the census counted; the config's ``resources.train`` for a job the census lacks and at every other scale.
+    the census counted; the config's ``resources.<stage>`` for a job the census lacks and at every other scale.
     ``job`` names a rule's job in the census from its wildcards (default: a pre-training run's ``init/method``;
-    the NMT rules pass ``nmt/<setting>/<system>/<model>`` and their own ``ranks``)."""
-    base = job_resources(cfg, "train")
+    the NMT rules pass ``nmt/<setting>/<system>/<model>`` and their own ``ranks``, the evaluation rule
+    ``eval/<init>/<task>``, one rank and ``stage="evaluate"``)."""
+    base = job_resources(cfg, stage)
     jobs = census_jobs(experiment, census) if cfg.get("scale") == "paper" else {}
     if not jobs:
         return base

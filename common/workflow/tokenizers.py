@@ -25,6 +25,9 @@ def arguments(cfg: dict, init: str, side: str) -> str:
     """Command-line arguments of ``python -m common.models.tokenizer`` for one tokenizer."""
     enc = cfg["encoders"][init]
     spec = enc if side == SHARED else enc[side]
+    if spec.get("vocabulary"):  # the model's own, extended with pieces learned on the corpus (and the model grown)
+        return (f"--pretrained {spec['pretrained']} --extend-vocabulary {spec['vocabulary']['max_new']} "
+                f"--side {'both' if side == SHARED else side}")
     if spec.get("pretrained") or spec.get("tokenizer"):  # the model's own, or a named pretrained tokenizer
         return f"--pretrained {spec.get('tokenizer') or spec['pretrained']}"
     tok = cfg["tokenizer"]

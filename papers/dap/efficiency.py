@@ -23,8 +23,8 @@ import statistics
 import time
 
 import torch
-from torch.utils.flop_counter import FlopCounterMode
 
+from common.census.flops import counter as flop_counter
 from common.config import load_paper_config
 from common.io import read_json, write_json
 from common.models.tokenizer import load_tokenizer
@@ -43,7 +43,7 @@ def measure(cfg: dict, init: str, variant: str, tokenizer, examples, num_languag
     collate = collator(cfg, method, tokenizer)
     batch = collate(examples[:batch_size], torch.Generator().manual_seed(0))
     batch = {k: v.to(device) for k, v in batch.items()}
-    with FlopCounterMode(display=False) as counter:
+    with flop_counter() as counter:
         model(**batch)
     fwd_flops = counter.get_total_flops()
     dense = fwd_flops + dense_tlm_head_extra(model, batch)
@@ -75,7 +75,7 @@ def dense_tlm_head_extra(model, batch: dict) -> float:
     positions, masked = batch["tlm_labels"].numel(), int((batch["tlm_labels"] != -100).sum())
     flops = []
     for n in (positions, masked):
-        with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        with torch.no_grad(), flop_counter() as counter:
             model.mlm_head(torch.zeros(n, d, device=batch["tlm_labels"].device))
         flops.append(counter.get_total_flops())
     return float(flops[0] - flops[1])

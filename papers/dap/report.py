@@ -12,13 +12,12 @@ from functools import partial
 from pathlib import Path
 
 from common.config import load_paper_config
-from common.eval.tasks import get_task
 from common.eval.tatoeba import LATIN_SCRIPT, TO_ISO1, XTREME_36
 from common.io import read_json
-from common.report.claims import INTERVAL_NOTE, item_metric, paired_difference, verdict
+from common.report.claims import INTERVAL_NOTE, paired_difference, verdict
 from common.report.cli import ReportContext, main
 from common.report.figures import panels
-from common.report.results import stat
+from common.report.results import seed_stat, stat
 from common.report.specs import Col, Ref, Row, TableSpec
 from common.report.tables import Table
 from papers.dap.runs import TASKS, registry
@@ -248,12 +247,11 @@ def claims(ctx: ReportContext) -> Table:
             for name, task, langs in metrics:
                 if langs is not None and not langs:
                     continue
-                kind = get_task(task).type
-                a = [item_metric(kind, s, langs) for s in ctx.store.scores(baseline, task, init)]
-                b = [item_metric(kind, s, langs) for s in ctx.store.scores("dap", task, init)]
+                a = ctx.store.item_metrics(baseline, task, init, languages=langs)
+                b = ctx.store.item_metrics("dap", task, init, languages=langs)
                 d = paired_difference(a, b)
-                rows.append([init, f"DAP > {LABEL[baseline]}", name, stat([m.value() for m in a]),
-                             stat([m.value() for m in b]), d.mean, f"[{d.lo:.1f}, {d.hi:.1f}]", d.seeds, verdict(d)])
+                rows.append([init, f"DAP > {LABEL[baseline]}", name, seed_stat(a), seed_stat(b), d.mean,
+                             f"[{d.lo:.1f}, {d.hi:.1f}]", d.seeds, verdict(d)])
     return Table("claims", f"The paper's claims at scale '{ctx.scale}': DAP against its baselines",
                  ["init", "claim", "metric", "baseline", "DAP", "DAP − baseline", "95% CI", "seeds", "verdict"], rows,
                  [f"Seeds {ctx.cfg['seeds']}, paired by seed; evaluation identical for every method (no tuning toward "

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from common.data.stream import Concat, Mapped, TsvPairs, tagged
 from common.models.embedder import save_sentence_encoder
-from common.models.encoder import EncoderSpec, build_mlm_model
+from common.models.encoder import build_mlm_model, encoder_spec
 from common.models.tokenizer import load_tokenizer
 from common.training.cli import Built, RunArguments, main
 from papers.dap import variants
@@ -46,7 +46,7 @@ def build_model(cfg: dict, method: dict, init: str, tokenizer, num_languages: in
                 rtl_vocabulary: list[int] | None = None) -> DAPModel:
     """The DAP training model of one method (``variants.resolve``) on encoder ``init``."""
     d = cfg["dap"]
-    mlm = build_mlm_model(EncoderSpec(**cfg["encoders"][init]), vocab_size=len(tokenizer))
+    mlm = build_mlm_model(encoder_spec(cfg["encoders"][init], tokenizer.name_or_path), vocab_size=len(tokenizer))
     return DAPModel(mlm, method["objectives"], temperature=d["temperature"], margin=d.get("margin", 0.0),
                     rtl_layers=method["rtl_layers"], direction=method["direction"], rtl_weight=d["rtl_weight"],
                     tlm_weight=d.get("tlm_weight", 1.0), num_languages=num_languages, pooling=cfg["pooling"],

@@ -16,11 +16,10 @@ from pathlib import Path
 import numpy as np
 
 from common.config import PAPER_SCALES, load_paper_config
-from common.eval.tasks import get_task
-from common.report.claims import INTERVAL_NOTE, Combined, item_metric, paired_difference, verdict
+from common.report.claims import INTERVAL_NOTE, Combined, paired_difference, verdict
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
-from common.report.results import stat
+from common.report.results import seed_stat, stat
 from common.report.tables import Table, fmt
 from papers.hictl.runs import FIGURE4, MAIN, registry
 from papers.hictl.variants import ABLATIONS
@@ -260,17 +259,17 @@ def claims(ctx: ReportContext) -> Table:
     init = next(iter(ctx.cfg["encoders"]))
     tasks = ctx.cfg["hictl"]["tasks"]
 
-    def metric(method: str, task: str, seeds=None) -> list:
-        return [item_metric(get_task(task).type, sc) for sc in s.scores(method, task, init, seeds)]
+    def metric(method: str, task: str, seeds=None) -> dict:
+        return s.item_metrics(method, task, init, seeds)
 
-    def overall(method: str, seeds=None) -> list:
-        """The mean of every task run at this scale (XTREME's average needs all nine), per seed."""
+    def overall(method: str, seeds=None) -> dict:
+        """The mean of every task run at this scale (XTREME's average needs all nine), per seed id."""
         per = [metric(method, t, seeds) for t in tasks]
-        return [Combined([p[k] for p in per], [1 / len(tasks)] * len(tasks)) for k in range(len(per[0]))]
+        return {k: Combined([p[k] for p in per], [1 / len(tasks)] * len(tasks)) for k in per[0]}
 
-    def row(claim: str, name: str, a: list, b: list) -> list:
+    def row(claim: str, name: str, a: dict, b: dict) -> list:
         d = paired_difference(a, b)
-        return [claim, name, stat([x.value() for x in a]), stat([x.value() for x in b]), d.mean,
+        return [claim, name, seed_stat(a), seed_stat(b), d.mean,
                 f"[{d.lo:.1f}, {d.hi:.1f}]", d.seeds, verdict(d, 1)]
 
     short = {"xnli@zero-shot": "XNLI", "bucc@ratio-k4": "BUCC", "tatoeba@cosine": "Tatoeba", "qa@xquad": "XQuAD F1"}

@@ -22,7 +22,7 @@ import numpy as np
 from common.data.loaders import read_tsv_pairs
 from common.data.stream import Concat, IndexedLines, Mapped, Picked, TsvPairs, tagged
 from common.models.embedder import save_sentence_encoder
-from common.models.encoder import EncoderSpec, build_mlm_model
+from common.models.encoder import build_mlm_model, encoder_spec
 from common.models.tokenizer import load_tokenizer
 from common.training.cli import Built, RunArguments, main
 from papers.hictl import variants
@@ -65,7 +65,7 @@ class HICTLRecipe:
     def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: list) -> Built:
         v, h = variants.resolve(run.method), cfg["hictl"]
         tokenizer = load_tokenizer(run.tokenizer)
-        mlm = build_mlm_model(EncoderSpec(**cfg["encoders"][run.init]), vocab_size=len(tokenizer))
+        mlm = build_mlm_model(encoder_spec(cfg["encoders"][run.init], run.tokenizer), vocab_size=len(tokenizer))
         model = HICTL(mlm, tokenizer.all_special_ids, sentence=v["sentence"], word=v["word"],
                       hard_negatives=v["hard_negatives"], temperature=h["temperature"], zeta=h["zeta"],
                       window=h["window"], word_negatives=h["word_negatives"], pooling=cfg["pooling"])

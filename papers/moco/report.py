@@ -11,10 +11,10 @@ from functools import partial
 from pathlib import Path
 
 from common.config import PAPER_SCALES, load_paper_config
-from common.report.claims import INTERVAL_NOTE, item_metric, paired_difference, verdict
+from common.report.claims import INTERVAL_NOTE, paired_difference, verdict
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
-from common.report.results import ResultStore, mean, stat
+from common.report.results import ResultStore, mean, seed_stat, stat
 from common.report.specs import Col, Ref, Row, TableSpec
 from common.report.tables import Table
 from papers.moco.runs import INIT, SHOWCASE, TASKS, registry
@@ -210,14 +210,13 @@ def analysis_tables(store: ResultStore, rep: dict, cfg: dict, scale: str, w: str
 def claims(res: Results, cfg: dict) -> Table:
     """Section 3.4's claims at this scale: each a difference with a 95 % interval over seeds
     and test items (:mod:`common.report.claims`) and the verdict it supports."""
-    def metrics(run: str) -> dict[str, list]:
-        return {"STS avg (wmean)": [item_metric("sts-en", s) for s in res.get(run, STS)],
-                "BUCC F1": [item_metric("bucc", s) for s in res.get(run, BUCC)],
-                "Tatoeba (both directions)": [item_metric("tatoeba", s) for s in res.get(run, TATOEBA)]}
+    def metrics(run: str) -> dict[str, dict]:
+        return {name: res.store.item_metrics(run, task, INIT)
+                for name, task in (("STS avg (wmean)", STS), ("BUCC F1", BUCC), ("Tatoeba (both directions)", TATOEBA))}
 
-    def row(claim: str, name: str, a: list, b: list, label_a: str, label_b: str) -> list:
+    def row(claim: str, name: str, a: dict, b: dict, label_a: str, label_b: str) -> list:
         d = paired_difference(a, b)
-        return [claim, name, label_a, stat([m.value() for m in a]), label_b, stat([m.value() for m in b]), d.mean,
+        return [claim, name, label_a, seed_stat(a), label_b, seed_stat(b), d.mean,
                 f"[{d.lo:.1f}, {d.hi:.1f}]", d.seeds, verdict(d)]
 
     rows = []

@@ -18,7 +18,7 @@ from pathlib import Path
 from common.data.loaders import read_xnli_tsv
 from common.data.stream import Concat, TsvPairs
 from common.models.embedder import save_dual_encoder
-from common.models.encoder import EncoderSpec, SentenceEncoder, build_encoder
+from common.models.encoder import EncoderSpec, SentenceEncoder, build_encoder, encoder_spec
 from common.models.tokenizer import load_tokenizer
 from common.training.cli import Built, RunArguments, main
 from papers.moco import variants
@@ -43,9 +43,12 @@ def tokenizers(folder: str | Path):
     return tok, tok
 
 
-def encoder_specs(cfg: dict, init: str) -> tuple[EncoderSpec, EncoderSpec]:
+def encoder_specs(cfg: dict, init: str, tok_xx, tok_en) -> tuple[EncoderSpec, EncoderSpec]:
+    """Each side's encoder (the tokenizers' folders hold a side's grown model when its vocabulary is extended)."""
     e = cfg["encoders"][init]
-    return (EncoderSpec(**e["xx"]), EncoderSpec(**e["en"])) if "xx" in e else (EncoderSpec(**e), EncoderSpec(**e))
+    if "xx" in e:
+        return encoder_spec(e["xx"], tok_xx.name_or_path), encoder_spec(e["en"], tok_en.name_or_path)
+    return encoder_spec(e, tok_xx.name_or_path), encoder_spec(e, tok_en.name_or_path)
 
 
 def build_model(cfg: dict, s: dict, specs: tuple[EncoderSpec, EncoderSpec], tok_xx, tok_en,
@@ -69,7 +72,7 @@ class MocoRecipe:
     def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: list) -> Built:
         s = variants.resolve(run.method, cfg)
         tok_xx, tok_en = tokenizers(run.tokenizer)
-        model = build_model(cfg, s, encoder_specs(cfg, run.init), tok_xx, tok_en, run.seed)
+        model = build_model(cfg, s, encoder_specs(cfg, run.init, tok_xx, tok_en), tok_xx, tok_en, run.seed)
         nli = read_xnli_tsv(manifest["nli_train"]) if s["nli"] else None
         collate = MocoCollator(tok_xx, tok_en, cfg["training"]["max_length"], nli, cfg["moco"]["nli_batch_size"])
 

@@ -13,12 +13,11 @@ from functools import partial
 from pathlib import Path
 
 from common.config import load_paper_config
-from common.eval.tasks import get_task
-from common.report.claims import INTERVAL_NOTE, Combined, Gap, item_metric, paired_difference, verdict
+from common.report.claims import INTERVAL_NOTE, Combined, Gap, paired_difference, verdict
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
-from common.report.results import stat
-from common.report.tables import Table
+from common.report.results import seed_stat, stat
+from common.report.tables import Table, departures_note
 from papers.vmsst.runs import CLAIMED, TABLE6, TASKS, registry
 from papers.vmsst.score import score
 from papers.vmsst.variants import ABLATIONS
@@ -38,7 +37,8 @@ ISO1 = {"ara": "ar", "spa": "es", "tur": "tr", "deu": "de", "fra": "fr", "rus": 
 
 def where(ctx: ReportContext) -> str:
     return (f"Ours: scale '{ctx.scale}' — {ctx.cfg['description'].strip()} Seeds {ctx.cfg['seeds']} (mean ± sd). "
-            f"Leakage rule dropped {ctx.manifest['leakage']['dropped_total']} training pairs.")
+            f"Leakage rule dropped {ctx.manifest['leakage']['dropped_total']} training pairs."
+            + departures_note(ctx.cfg))
 
 
 def data_note(ctx: ReportContext) -> str:
@@ -288,29 +288,29 @@ def appendix(ctx: ReportContext) -> list[Table]:
                   [where(ctx), note, data_note(ctx)])]
 
 
-def score_metric(store, method: str, init: str, seeds: list[int] | None = None) -> list:
-    """VMSST's Score per seed as one item-level metric (for intervals over the six tasks' items at once)."""
+def score_metric(store, method: str, init: str, seeds: list[int] | None = None) -> dict[int, Combined]:
+    """VMSST's Score per seed id as one item-level metric (for intervals over the six tasks' items at once)."""
     parts = [(ENG, 1 / 6), (XL, 1 / 6), (TATOEBA, 1 / 6), (BUCC_C, 1 / 12), (BUCC_M, 1 / 12), (NQ, 1 / 6),
              (MKQA, 1 / 6)]
-    per_task = [[item_metric(get_task(t).type, sc) for sc in store.scores(method, t, init, seeds)] for t, _ in parts]
-    return [Combined([p[k] for p in per_task], [w for _, w in parts]) for k in range(len(per_task[0]))]
+    per_task = [store.item_metrics(method, t, init, seeds) for t, _ in parts]
+    return {k: Combined([p[k] for p in per_task], [w for _, w in parts]) for k in per_task[0]}
 
 
-def gaps(store, suffix: str, init: str) -> list[Gap]:
-    """Per seed, VMSST's Score minus Contrastive's (runs ``vmsst<suffix>`` and ``contrastive<suffix>``)."""
-    return [Gap(c, v) for c, v in zip(score_metric(store, f"contrastive{suffix}", init),
-                                      score_metric(store, f"vmsst{suffix}", init))]
+def gaps(store, suffix: str, init: str) -> dict[int, Gap]:
+    """Per seed id, VMSST's Score minus Contrastive's (runs ``vmsst<suffix>`` and ``contrastive<suffix>``)."""
+    c, v = score_metric(store, f"contrastive{suffix}", init), score_metric(store, f"vmsst{suffix}", init)
+    return {k: Gap(c[k], v[k]) for k in c.keys() & v.keys()}
 
 
 def claims(ctx: ReportContext) -> Table:
     s, rows = ctx.store, []
 
-    def metric(method: str, task: str, init: str) -> list:
-        return [item_metric(get_task(task).type, sc) for sc in s.scores(method, task, init)]
+    def metric(method: str, task: str, init: str) -> dict:
+        return s.item_metrics(method, task, init)
 
-    def row(claim: str, name: str, init: str, a: list, b: list, sign: int = 1) -> list:
+    def row(claim: str, name: str, init: str, a: dict, b: dict, sign: int = 1) -> list:
         d = paired_difference(a, b)
-        return [claim, name, init, stat([m.value() for m in a]), stat([m.value() for m in b]), d.mean,
+        return [claim, name, init, seed_stat(a), seed_stat(b), d.mean,
                 f"[{d.lo:.1f}, {d.hi:.1f}]", d.seeds, verdict(d, sign) if sign else "no direction claimed"]
 
     first = ctx.cfg["seeds"][:1]

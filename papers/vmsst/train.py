@@ -18,7 +18,14 @@ from transformers import AutoConfig, AutoModelForSeq2SeqLM
 
 from common.data.stream import Concat, TsvPairs, tagged
 from common.models.embedder import save_sentence_encoder
-from common.models.encoder import ENCODER_ONLY, EncoderSpec, SentenceEncoder, build_encoder, resolve_pretrained
+from common.models.encoder import (
+    ENCODER_ONLY,
+    EncoderSpec,
+    SentenceEncoder,
+    build_encoder,
+    encoder_spec,
+    resolve_pretrained,
+)
 from common.models.tokenizer import load_tokenizer
 from common.training.cli import Built, RunArguments, main
 from papers.vmsst import variants
@@ -84,7 +91,7 @@ class VMSSTRecipe:
     paper = "vmsst"
 
     def _resolve(self, cfg: dict, run: RunArguments):
-        spec = EncoderSpec(**cfg["encoders"][run.init])
+        spec = encoder_spec(cfg["encoders"][run.init], run.tokenizer)
         depth = (AutoConfig.from_pretrained(resolve_pretrained(spec.pretrained)).num_hidden_layers if spec.pretrained
                  else spec.num_layers)
         return spec, variants.resolve(run.method, cfg, run.init, depth)

@@ -45,6 +45,11 @@ use rule evaluate as evaluate_task with:
         f"{EVAL_DIR}/{{task}}.json",
     wildcard_constraints:
         task="|".join(map(re.escape, EXTRA_TASKS)) or "(?!)",
+    resources:
+        gpu=min(1, TRAIN.get("gpus", 0)),
+        # at paper scale the census's figures for this (encoder, task) (figures/census/paper.json,
+        # common/census/evaluation.py); the config's resources.evaluate otherwise
+        **train_resources(CFG, EXPERIMENT, job=lambda wc: f"eval/{wc.init}/{wc.task}", ranks=1, stage="evaluate"),
     params:
         tasks=lambda wc: f"--task {wc.task}",
         scale=SCALE,

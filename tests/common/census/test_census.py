@@ -77,9 +77,9 @@ def test_paper_train_rules_and_preflight_read_the_census(tmp_path):
     assert not preflight.census_fit({}, None).ok
 
 
-def test_the_committed_census_covers_every_paper_scale_training_job():
-    """figures/census/paper.json has a counted row for each (init, method) of the four papers' run registries and for
-    each NMT training job of HICTL's plan; every counted job fits an 80 GB GPU."""
+def test_the_committed_census_covers_every_paper_scale_job():
+    """figures/census/paper.json has a counted row for each (init, method) of the four papers' run registries, for
+    each NMT training job of HICTL's plan and for each (init, task) evaluated; every counted job fits an 80 GB GPU."""
     import importlib
 
     from common.config import load_config
@@ -92,6 +92,8 @@ def test_the_committed_census_covers_every_paper_scale_training_job():
         jobs = {f"{r.init}/{r.method}" for r in importlib.import_module(f"papers.{paper}.runs").registry(cfg)}
         if "nmt" in cfg:  # HICTL's fine-tuning jobs (common/census/nmt.py)
             jobs |= {f"nmt/{s}/{system}/{m}" for s, system, m in nmt_plan.training_jobs(cfg["nmt"])}
+        jobs |= {f"eval/{r.init}/{t}" for r in importlib.import_module(f"papers.{paper}.runs").registry(cfg)
+                 for t in r.tasks}  # every (encoder, task) of its evaluation (common/census/evaluation.py)
         counted = {r["job"] for r in rows if r["paper"] == paper and "error" not in r}
         assert jobs == counted, (paper, sorted(jobs - counted))
         for r in rows:  # a step too large for the machine that counted it: its parameters are still counted

@@ -91,6 +91,20 @@ def test_matches_a_naive_reference():
     assert d.mean == pytest.approx(np.mean([bb.value() - aa.value() for aa, bb in zip(a, b)]))
 
 
+def test_seeds_are_paired_by_id_not_by_position():
+    """Seed 2 of A against seed 2 of B whatever order the mappings list them in; a seed only one system has (a
+    system run on more seeds than its baseline) is left out; no seed in common is an error."""
+    a = {1: acc("0000"), 2: acc("1111")}
+    b = {2: acc("1111"), 1: acc("0000"), 3: acc("1100")}
+    d = paired_difference(a, b, replicates=50)
+    assert (d.mean, d.lo, d.hi, d.seeds) == (0.0, 0.0, 0.0, 2)  # by position it would be +-100 per seed
+    assert paired_difference([acc("0000"), acc("1111")], [acc("1111"), acc("0000")], replicates=50).se_seed == 100.0
+    with pytest.raises(ValueError, match="no seed in common"):
+        paired_difference({1: acc("01")}, {2: acc("01")})
+    with pytest.raises(TypeError):
+        paired_difference(a, list(b.values()))
+
+
 def test_one_system_interval_is_the_paired_one_against_a_system_wrong_everywhere():
     g = np.random.default_rng(7)
     draw = lambda p: "".join("1" if x else "0" for x in g.random(30) < p)  # noqa: E731

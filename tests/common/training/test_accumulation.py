@@ -59,3 +59,27 @@ def test_only_a_mean_over_examples_may_be_split(tmp_path):
     assert accumulation_steps(_args(tmp_path, micro_batch_per_gpu=2), 2) == 2
     with pytest.raises(ValueError, match="each rank's 4 examples per step .* micro-batches of 3"):
         accumulation_steps(_args(tmp_path, micro_batch_per_gpu=3), 2)
+
+
+class KeepsTrack(MeanLoss):
+    """Returns a large non-scalar output beside its loss and notes whether the previous micro-batch's is still alive
+    when the next forward starts."""
+
+    def __init__(self):
+        super().__init__()
+        self.previous, self.alive_at_forward = None, []
+
+    def forward(self, x):
+        import weakref
+
+        self.alive_at_forward.append(self.previous is not None and self.previous() is not None)
+        out = super().forward(x)
+        out["states"] = torch.randn(1024, 64) * out["loss"]  # in the graph, as a model's logits would be
+        self.previous = weakref.ref(out["states"])
+        return out
+
+
+def test_a_micro_batchs_outputs_are_freed_before_the_next_one(tmp_path):
+    model = KeepsTrack()
+    Trainer(model, EXAMPLES, collate, _args(tmp_path, micro_batch_per_gpu=2)).train()
+    assert len(model.alive_at_forward) == 3 * 4 and not any(model.alive_at_forward)
