@@ -185,7 +185,7 @@ def count_encoder(cfg: dict, init: str, eval_length: int, train_lengths: list[in
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.distributed._tools.mem_tracker import MemTracker
 
-    from common.census.probe import side_vocab_size, stand_in_models
+    from common.census.probe import saved_activation_bytes, side_vocab_size, stand_in_models
     from common.models.encoder import EncoderSpec, build_encoder
 
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(cfg["eval"].get("precision", "fp32"))
@@ -219,7 +219,9 @@ def count_encoder(cfg: dict, init: str, eval_length: int, train_lengths: list[in
                 for rows in (1, 2):
                     counter = flops.counter()
                     with counter:
-                        b, out = _saved_fake(model, _inputs(rows, length, vocab), dtype)
+                        inputs = _inputs(rows, length, vocab)
+                        with _autocast(dtype):
+                            b, out = saved_activation_bytes(model, lambda m=model, x=inputs: m(**x))
                         out.last_hidden_state.float().sum().backward()
                     model.zero_grad(set_to_none=True)
                     counts.append(b)
@@ -235,25 +237,6 @@ def count_encoder(cfg: dict, init: str, eval_length: int, train_lengths: list[in
 
 def _autocast(dtype):
     return torch.autocast("cpu", dtype=dtype) if dtype is not None else contextlib.nullcontext()
-
-
-def _saved_fake(model: torch.nn.Module, inputs: dict, dtype) -> tuple[int, object]:
-    """:func:`common.census.probe.saved_activation_bytes` under fake tensors (a fake storage's identity is its
-    ``_cdata``: fake storages have no data pointers)."""
-    params = {p.untyped_storage()._cdata for p in model.parameters()}
-    storages: dict[int, int] = {}
-    keep = []
-
-    def pack(t: torch.Tensor) -> torch.Tensor:
-        s = t.untyped_storage()
-        if s._cdata not in params:
-            storages[s._cdata] = s.nbytes()
-            keep.append(t)  # keeps the storage (and its id) alive for the step
-        return t
-
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), _autocast(dtype):
-        out = model(**inputs)
-    return sum(storages.values()), out
 
 
 # ------------------------------------------------------------------ rows

@@ -172,14 +172,17 @@ def recipe_of(paper: str):
 # ------------------------------------------------------------------ counting
 def saved_activation_bytes(model: torch.nn.Module, run_step) -> tuple[int, object]:
     """Bytes of the distinct storages autograd saves for the backward pass while ``run_step()`` builds its graph,
-    the parameters' own storages excepted (under autocast their bf16 copies count: they live through the step)."""
-    params = {p.untyped_storage().data_ptr() for p in model.parameters()}
+    the parameters' own storages excepted (under autocast their bf16 copies count: they live through the step).
+    A storage is known by its ``_cdata`` (its C++ object), so fake tensors, which have no data, count too."""
+    params = {p.untyped_storage()._cdata for p in model.parameters()}
     storages: dict[int, int] = {}
+    keep = []  # the saved tensors, so that no storage is freed and its address reused while counting
 
     def pack(t: torch.Tensor) -> torch.Tensor:
         s = t.untyped_storage()
-        if s.data_ptr() not in params:
-            storages[s.data_ptr()] = s.nbytes()
+        if s._cdata not in params:
+            storages[s._cdata] = s.nbytes()
+            keep.append(t)
         return t
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
