@@ -91,13 +91,13 @@ def _registry() -> Registry:
 
 def validate(config: dict, schema_path: str | Path, source: str) -> dict:
     """Check ``config`` against its schema, then the rules that join keys (a ``training`` section's precision,
-    optimizer and ZeRO stage: :func:`common.training.precision.training_problems`)."""
+    optimizer and ZeRO stage: :func:`common.precision.training_problems`)."""
     schema = _load_yaml(Path(schema_path))
     validator = jsonschema.Draft202012Validator(schema, registry=_registry())
     errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
     lines = [f"{source}: at '{'/'.join(map(str, e.absolute_path)) or '<top>'}': {_message(e)}" for e in errors]
     if not errors and isinstance(config.get("training"), dict):
-        from common.training.precision import training_problems
+        from common.precision import training_problems
 
         for key, _, reason in (p.partition(": ") for p in training_problems(config["training"])):
             lines.append(f"{source}: at 'training/{key}': {reason}")

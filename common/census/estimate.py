@@ -1,6 +1,6 @@
 """From one counted step to a job's needs: memory per GPU, FLOPs, wall time, GPU-hours, disk.
 
-Memory per GPU (bytes), under the precision policy of ``common/training/precision.py`` (fp32 weights, bf16
+Memory per GPU (bytes), under the precision policy of ``common/precision.py`` (fp32 weights, bf16
 autocast):
 
 * weights ``4 P``; gradients ``4 T`` (``T`` trainable), divided by the ranks at ZeRO 2;

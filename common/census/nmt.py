@@ -100,8 +100,8 @@ def job_rows(cfg: dict, mfu: float, workdir: Path, done: dict[str, dict]) -> lis
     from common.census.architectures import CONFIGS
     from common.census.probe import stand_in_models
     from common.models import hub
+    from common.nmt import plan as plan
     from common.nmt import recipe as r
-    from common.workflow import nmt as plan
 
     nmt = cfg["nmt"]
     init = cfg["encoders"][nmt.get("init", next(iter(cfg["encoders"])))]

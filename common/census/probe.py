@@ -36,8 +36,7 @@ import torch
 
 from common.census import flops
 from common.census.architectures import CONFIGS
-from common.models import hub
-from common.workflow import tokenizers as tokenizer_sides
+from common.models import hub, tokenizer_sides
 
 log = logging.getLogger(__name__)
 

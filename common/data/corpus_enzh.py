@@ -20,7 +20,8 @@ from common.data import download as dl
 from common.data import loaders
 from common.data.bucc_mini import unique_pairs
 from common.data.cleaning import PairCleaner
-from common.data.corpus import BUCC_SPLITS, _bucc_sentences, _write_train, bucc2018, reservoir_sample
+from common.data.corpora import register_corpus
+from common.data.corpus_parts import BUCC_SPLITS, bucc2018, bucc_sentences, reservoir_sample, write_train
 from common.data.leakage import LeakageFilter
 from common.data.sts_benchmark import english_sts
 from common.io import write_lines
@@ -38,6 +39,7 @@ def _corpus_pairs(d: dl.Downloader, out: Path, c: dict, cleaner: PairCleaner):
     return cleaner.clean(loaders.read_parallel(zh, en), c["name"])
 
 
+@register_corpus("paper_enzh")
 def prepare_paper_enzh(out: Path, data_root: Path, spec: dict, d: dl.Downloader, cleaner: PairCleaner) -> dict:
     rng = random.Random(spec["seed"])
     sampled, raw = {}, []
@@ -59,7 +61,7 @@ def prepare_paper_enzh(out: Path, data_root: Path, spec: dict, d: dl.Downloader,
         nli_rows += loaders.read_lines(tsv)
     tat = d.dest / "tatoeba"
     evals = LeakageFilter(s for pair in zip(*loaders.read_tatoeba(tat, "cmn")) for s in pair)
-    evals.add(_bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS))  # all three splits were downloaded above
+    evals.add(bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS))  # all three splits were downloaded above
     sts_dir = Path(data_root) / "sts"
     datasets, _ = english_sts({"sts_dir": str(sts_dir)})
     evals.add(s for subsets in datasets.values() for sub in subsets for s in sub.sent1 + sub.sent2)
@@ -67,7 +69,7 @@ def prepare_paper_enzh(out: Path, data_root: Path, spec: dict, d: dl.Downloader,
     nli, nli_dropped = evals.filter_tsv(nli_rows)  # the multi-task NLI data under the same rule (appendix B)
     write_lines(out / "nli" / "train-en.tsv", nli)
     return {
-        "kind": "paper_enzh", "train": _write_train(out, {"cmn": train}), "train_languages": ["cmn"],
+        "kind": "paper_enzh", "train": write_train(out, {"cmn": train}), "train_languages": ["cmn"],
         "tatoeba_dir": str(tat), "tatoeba_languages": ["cmn"], "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs,
         "bucc_splits": bucc_splits,
         "sts_dir": str(sts_dir), "sts_kind": "senteval7", "nli_train": str(out / "nli" / "train-en.tsv"),

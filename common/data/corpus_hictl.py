@@ -23,11 +23,12 @@ from pathlib import Path
 from common.data import download as dl
 from common.data import loaders, translation, translation_paper, xtreme
 from common.data.cleaning import PairCleaner
-from common.data.corpus import BUCC_SPLITS, _bucc_sentences, _write_train, bucc2018, reservoir_sample, xnli_paper
+from common.data.corpora import register_corpus
+from common.data.corpus_parts import BUCC_SPLITS, bucc2018, bucc_sentences, reservoir_sample, write_train, xnli_paper
 from common.data.leakage import LeakageFilter
-from common.eval.qa import read_squad
-from common.eval.tatoeba import TO_ISO1
+from common.data.squad import read_squad
 from common.io import write_lines
+from common.languages import TO_ISO1
 
 
 def _parallel(d: dl.Downloader, spec: dict, rng: random.Random, skipped: list[str],
@@ -72,7 +73,7 @@ def _evaluation_sentences(m: dict, tatoeba_dir: Path, tatoeba_langs: list[str], 
                           bucc_pairs: list[str]) -> LeakageFilter:
     evals = LeakageFilter(s for lang in tatoeba_langs for pair in zip(*loaders.read_tatoeba(tatoeba_dir, lang))
                           for s in pair)
-    evals.add(_bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS))
+    evals.add(bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS))
     for lang in m["nli_languages"]:
         ex = loaders.read_xnli_tsv(Path(m["nli_dir"]) / f"test-{lang}.tsv")
         evals.add(ex.premise + ex.hypothesis)
@@ -86,6 +87,7 @@ def _evaluation_sentences(m: dict, tatoeba_dir: Path, tatoeba_langs: list[str], 
     return evals
 
 
+@register_corpus("paper_hictl")
 def prepare_paper_hictl(out: Path, data_root: Path, spec: dict, d: dl.Downloader, cleaner: PairCleaner) -> dict:
     rng = random.Random(spec["seed"])
     skipped: list[str] = []
@@ -113,7 +115,7 @@ def prepare_paper_hictl(out: Path, data_root: Path, spec: dict, d: dl.Downloader
         mono_paths[lang] = str(out / "mono" / f"{lang}.txt")
         write_lines(mono_paths[lang], kept)
     return {
-        "kind": "paper_hictl", "train": _write_train(out, train), "train_languages": sorted(train),
+        "kind": "paper_hictl", "train": write_train(out, train), "train_languages": sorted(train),
         "monolingual": mono_paths, "tatoeba_dir": str(tat), "tatoeba_languages": sorted(pins),
         "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs, "bucc_splits": bucc_splits, **m,
         "opus_skipped": skipped, **({"translation": tr} if tr else {}),

@@ -22,18 +22,19 @@ from pathlib import Path
 from common.data import download as dl
 from common.data import loaders
 from common.data.cleaning import PairCleaner
-from common.data.corpus import (
+from common.data.corpora import register_corpus
+from common.data.corpus_parts import (
     BUCC_SPLITS,
     STS17_EXCLUDED,
-    _bucc_sentences,
-    _write_train,
     bucc2018,
+    bucc_sentences,
     reservoir_sample,
     sts17_sets,
+    write_train,
 )
 from common.data.leakage import LeakageFilter
+from common.data.questions import read_questions
 from common.data.sts_benchmark import english_sts
-from common.eval.question_retrieval import read_questions
 
 # OPUS code -> Tatoeba v1 (ISO 639-3) code of the Table 15 languages that Tatoeba v1 has
 TATOEBA_CODE = dict(pair.split(":") for pair in (
@@ -51,6 +52,7 @@ def _pairs(d: dl.Downloader, corpora: list[list[str]], lang: str, pivot: str, sk
     yield from ((pivot, a, b) for a, b in dl.opus_pairs(d, corpora, lang, pivot, skipped, cleaner))
 
 
+@register_corpus("paper_vmsst")
 def prepare_paper_vmsst(out: Path, data_root: Path, spec: dict, d: dl.Downloader, cleaner: PairCleaner) -> dict:
     rng = random.Random(spec["seed"])
     skipped: list[str] = []
@@ -80,7 +82,7 @@ def prepare_paper_vmsst(out: Path, data_root: Path, spec: dict, d: dl.Downloader
                  "description": "NQ (DPR test split) and MKQA against PAQ"}
     # the leakage rule over every evaluation set
     evals = LeakageFilter(s for lang in pins for pair in zip(*loaders.read_tatoeba(tat, lang)) for s in pair)
-    evals.add(_bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS))
+    evals.add(bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS))
     datasets, _ = english_sts({"sts_dir": str(Path(data_root) / "sts")})
     evals.add(s for subsets in datasets.values() for sub in subsets for s in sub.sent1 + sub.sent2)
     for s17 in sts17_sets(data_root):
@@ -95,7 +97,7 @@ def prepare_paper_vmsst(out: Path, data_root: Path, spec: dict, d: dl.Downloader
             if pairs:
                 train[code + suffix], dropped[code + suffix] = evals.filter_pairs(pairs)
     return {
-        "kind": "paper_vmsst", "train": _write_train(out, train),
+        "kind": "paper_vmsst", "train": write_train(out, train),
         "train_languages": sorted({k.split("-")[0] for k in train}),
         "tatoeba_dir": str(tat), "tatoeba_languages": sorted(pins), "bucc_dir": str(out / "bucc"),
         "bucc_pairs": bucc_pairs, "bucc_splits": bucc_splits, "sts_dir": str(Path(data_root) / "sts"),

@@ -3,7 +3,7 @@ built from XQuAD-R (Roy et al. 2020): XQuAD's 48 SQuAD articles (240 paragraphs,
 questions and answer offsets in 11 languages, parallel by article.
 
 The English items of the first ``train_articles`` articles train the QA head; every language is tested on the
-other articles (no paragraph on both sides). Files are SQuAD v1.1 JSON (:func:`common.eval.qa.read_squad`); a
+other articles (no paragraph on both sides). Files are SQuAD v1.1 JSON (:func:`common.data.squad.read_squad`); a
 question whose answer is not found at its stated offset is dropped and counted.
 """
 from __future__ import annotations

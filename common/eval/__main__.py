@@ -19,7 +19,7 @@ import torch
 
 from common.config import SCALES
 from common.eval.results import write_result
-from common.eval.tasks import TASKS, EvalContext, evaluate, get_task, load_extensions
+from common.eval.tasks import TASKS, EvalContext, evaluate, get_task, load_tasks
 from common.io import read_json
 from common.models.embedder import read_embedder_meta
 from common.training.metrics_log import write_eval_scores
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if a.list:
-        load_extensions()
+        load_tasks()
         for t in sorted(TASKS.values(), key=lambda t: t.id):
             print(f"{t.id:22s} {t.description}. Main score: {t.main_score}. [{t.reference}]")
         return

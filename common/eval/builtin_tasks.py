@@ -15,6 +15,7 @@ from common.data.sts_benchmark import english_sts
 from common.eval import bucc, sts, tatoeba
 from common.eval.tasks import EvalContext, Task, TaskResult, register_task, register_task_type
 from common.io import DataFormatError
+from common.languages import LATIN_SCRIPT
 
 
 @register_task_type("tatoeba")
@@ -28,7 +29,7 @@ def run_tatoeba(task: Task, ctx: EvalContext) -> TaskResult:
         files += list(loaders.tatoeba_paths(m["tatoeba_dir"], lang))
     trained = sorted(set(m["train_languages"]) & set(per))
     groups = tatoeba.group_averages(per, {**tatoeba.GROUPS, "trained": trained,
-                                          "trained_latin": [lang for lang in trained if lang in tatoeba.LATIN_SCRIPT]})
+                                          "trained_latin": [lang for lang in trained if lang in LATIN_SCRIPT]})
     scores = {"per_language": per, "groups": groups, "trained_languages": trained, "items": items,
               "main_score": groups["all"]["both"]}
     return TaskResult(scores, list(per), files)

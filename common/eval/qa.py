@@ -17,8 +17,6 @@ from XQuAD-R (:mod:`common.data.xquad_qa`); at smoke scale the synthetic generat
 from __future__ import annotations
 
 import collections
-import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -26,44 +24,12 @@ import torch
 from torch.nn import functional as F
 from transformers import AutoModelForQuestionAnswering
 
+from common.data.squad import QAExample, read_squad
 from common.eval import finetune
 from common.eval.answers import normalize_answer
 from common.eval.finetune import FinetuneArguments, check_length
 from common.eval.tasks import EvalContext, Task, TaskResult, register_task, register_task_type
-from common.io import DataFormatError
 from common.models.tokenizer import load_tokenizer
-
-
-@dataclass
-class QAExample:
-    id: str
-    question: str
-    context: str
-    answers: list[str]
-    answer_start: int  # the first answer's character offset (training)
-
-
-def read_squad(path: str | Path) -> list[QAExample]:
-    """A SQuAD v1.1-format file: ``{"data": [{"paragraphs": [{"context", "qas": [{"id", "question",
-    "answers": [{"text", "answer_start"}]}]}]}]}``; every answer must be found at its offset."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))["data"]
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise DataFormatError(path, None, f"not a SQuAD-format JSON file ({exc})") from None
-    out = []
-    for article in data:
-        for para in article["paragraphs"]:
-            ctx = para["context"]
-            for qa in para["qas"]:
-                answers = qa.get("answers") or []
-                if not answers:
-                    raise DataFormatError(path, None, f"question {qa.get('id')!r} has no answer")
-                start = answers[0]["answer_start"]
-                if ctx[start:start + len(answers[0]["text"])] != answers[0]["text"]:
-                    raise DataFormatError(path, None, f"question {qa['id']!r}: answer {answers[0]['text']!r} is not "
-                                                      f"at offset {start} of its context")
-                out.append(QAExample(qa["id"], qa["question"], ctx, [a["text"] for a in answers], start))
-    return out
 
 
 def f1_score(prediction: str, truth: str) -> float:

@@ -15,45 +15,18 @@ optional ``"exclude"`` names the bank id it must not retrieve.
 """
 from __future__ import annotations
 
-import itertools
-import json
 import statistics
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 import torch
 
+from common.data.questions import iter_questions, read_questions, shards
 from common.eval.answers import normalize_answer
 from common.eval.similarity import normalize
 from common.eval.tasks import EvalContext, Task, TaskResult, register_task, register_task_type
-from common.io import DataFormatError, iter_lines
 
 BANK_SHARD = 500_000  # bank questions encoded and searched at a time: 2 GB of fp32 embeddings at width 1024
-
-
-def iter_questions(path: str | Path) -> Iterator[dict]:
-    """The records of a JSON-lines question file, streamed; a malformed line is an error naming file and line."""
-    for lineno, line in enumerate(iter_lines(path), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(path, lineno, f"invalid JSON ({exc.msg})") from None
-        if not isinstance(rec, dict) or not {"id", "question", "answers"} <= rec.keys() or not rec["answers"]:
-            raise DataFormatError(path, lineno, "expected {'id', 'question', 'answers': [...]} with an answer")
-        yield rec
-
-
-def read_questions(path: str | Path) -> list[dict]:
-    return list(iter_questions(path))
-
-
-def shards(records: Iterable[dict], size: int) -> Iterator[list[dict]]:
-    """``records`` in lists of at most ``size``."""
-    it = iter(records)
-    while shard := list(itertools.islice(it, size)):
-        yield shard
 
 
 def sharded_recall_at_1(queries: dict[str, tuple[torch.Tensor, list[dict]]],

@@ -7,8 +7,9 @@ budgets of XNLI) are declared per scale, so at one scale an id means one protoco
 
 Each task *type* has one evaluation function, registered in ``TASK_TYPES``; it receives the task
 and an :class:`EvalContext` (the model's embedder, the corpus manifest, scale and seed) and returns
-a :class:`TaskResult`. Papers register their own extras (MoCo-BERT's t-SNE and neighbours) in
-``papers/<paper>/tasks.py``, which :func:`load_extensions` imports.
+a :class:`TaskResult`. The evaluators' modules register their tasks and types themselves, and papers their extras
+(MoCo-BERT's t-SNE and neighbours) in ``papers/<paper>/tasks.py``; :func:`load_tasks` imports every such module
+(``TASK_PACKAGES``) before the first lookup.
 
 Registered here:
 
@@ -126,24 +127,36 @@ def register_task(task: Task) -> Task:
     return task
 
 
-def load_extensions() -> None:
-    """Import every ``papers.<paper>.tasks`` module (each registers its paper's extra tasks)."""
-    import papers
+# Where task modules live: every module of these packages (and of their sub-packages' ``tasks`` modules) is imported
+# once, and registers its tasks and task types itself; the registry names none of them.
+TASK_PACKAGES = ("common.eval", "papers")
+_loaded = False
 
-    for info in pkgutil.iter_modules(papers.__path__):
-        if info.ispkg and importlib.util.find_spec(f"papers.{info.name}.tasks") is not None:
-            importlib.import_module(f"papers.{info.name}.tasks")
+
+def load_tasks() -> None:
+    """Import every task module: the modules of ``common.eval`` and each ``papers.<paper>.tasks`` (each registers
+    its own tasks and task types)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for name in TASK_PACKAGES:
+        package = importlib.import_module(name)
+        for info in pkgutil.iter_modules(package.__path__):
+            module = f"{name}.{info.name}.tasks" if info.ispkg else f"{name}.{info.name}"
+            if info.name != "__main__" and importlib.util.find_spec(module) is not None:
+                importlib.import_module(module)
 
 
 def get_task(task_id: str) -> Task:
-    if task_id not in TASKS:
-        load_extensions()
+    load_tasks()
     if task_id not in TASKS:
         raise KeyError(f"unknown task {task_id!r}; registered: {', '.join(sorted(TASKS))}")
     return TASKS[task_id]
 
 
 def evaluate(task: Task, ctx: EvalContext) -> TaskResult:
+    load_tasks()
     if task.type not in TASK_TYPES:
         raise KeyError(f"task {task.id!r}: no evaluation function for type {task.type!r}")
     result = TASK_TYPES[task.type](task, ctx)
@@ -151,6 +164,3 @@ def evaluate(task: Task, ctx: EvalContext) -> TaskResult:
         raise ValueError(f"task {task.id!r}: its evaluation returned no main_score")
     return result
 
-
-# The built-in task types live in their evaluators' modules; importing them registers them.
-from common.eval import builtin_tasks, qa, question_retrieval, sts_tasks, token_classification  # noqa: E402,F401

@@ -13,24 +13,9 @@ from __future__ import annotations
 import torch
 
 from common.eval.similarity import normalize
+from common.languages import DAP_28, LASER_14, XTREME_36
 
-# ISO 639-3 codes of Tatoeba v1 files.
-XTREME_36 = ("afr ara bul ben deu ell spa est eus pes fin fra heb hin hun ind ita jpn jav kat kaz kor mal "
-             "mar nld por rus swh tam tel tha tgl tur urd vie cmn").split()
-LASER_14 = "ara bul deu ell spa fra hin rus swh tha tur urd vie cmn".split()
-# DAP's 28: the XTREME languages whose Tatoeba test set has the full 1000 pairs.
-SHORT_TEST_SETS = {"jav", "kat", "kaz", "mal", "swh", "tam", "tel", "tha"}
-DAP_28 = [lang for lang in XTREME_36 if lang not in SHORT_TEST_SETS]
 GROUPS = {"14": LASER_14, "28": DAP_28, "36": XTREME_36}
-# Tatoeba v1 languages written in the Latin script (ISO 639-3), for the "trained Latin-script" group
-# of the mini scale, where the initial English MiniLM's vocabulary covers only Latin-script text.
-LATIN_SCRIPT = set(("afr ang arq ast bre cat cbk ceb ces cha cor csb dan deu dsb epo est eus fao fin fra fry gla "
-                    "gle glg gsw hrv hsb hun ido ile ina ind isl ita jav kab kzj lat lfn lit lvs max nds nld nno "
-                    "nob nov oci pam pms pol por ron slk slv spa sqi swe swg swh tgl tuk tur tzl uzb vie war "
-                    "xho yor zsm").split())
-# ISO 639-1 codes used in the paper's tables.
-TO_ISO1 = dict(zip(XTREME_36, ("af ar bg bn de el es et eu fa fi fr he hi hu id it ja jv ka kk ko ml mr nl pt ru sw ta "
-                               "te th tl tr ur vi zh").split()))
 
 
 def nearest(queries: torch.Tensor, keys: torch.Tensor, block: int = 1024) -> torch.Tensor:

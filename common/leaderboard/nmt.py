@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from common.leaderboard.methods import METHODS, method
 from common.models.embedder import ENGLISH
-from common.workflow import nmt as plan
+from common.nmt import plan as plan
 
 SETTING = "leaderboard"
 NMT_TASK = "nmt"  # the column's name in a tasks restriction (``--config leaderboard_tasks=[...]``, ``--tasks``)

@@ -21,11 +21,11 @@ from common.eval.tasks import get_task
 from common.io import read_json
 from common.leaderboard import nmt as lbnmt
 from common.leaderboard.methods import METHODS, method, registry
+from common.nmt import plan as nmtplan
 from common.report.claims import Difference, interval, item_metric
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
 from common.report.tables import Table
-from common.workflow import nmt as nmtplan
 
 
 def cell(task: str, seeds: list[dict]) -> Difference:

@@ -56,7 +56,7 @@ class EncoderSpec:
     # hundreds of steps (measured at smoke scale); 0.1 breaks that symmetry.
     initializer_range: float = 0.02
     # a from-scratch encoder's pretrained tokenizer (VMSST's random-init models use the mT5 vocabulary); None: a
-    # WordPiece vocabulary trained on the corpus (common.workflow.tokenizers)
+    # WordPiece vocabulary trained on the corpus (common.models.tokenizer_sides)
     tokenizer: str | None = None
 
 

@@ -113,7 +113,7 @@ def download(name: str, root: str | Path, base_url: str | None = None, pins: dic
 
 
 def main(argv: list[str] | None = None) -> None:
-    from common.rehearsal.mirror import serving
+    from common.data.mirror_server import serving
 
     p = argparse.ArgumentParser(prog="python -m common.models.hub", description=__doc__.splitlines()[0])
     p.add_argument("--name", required=True, help="a model of hub_pins.yaml")

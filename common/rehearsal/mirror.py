@@ -4,7 +4,7 @@ unchanged against it (``python -m common.rehearsal.mirror --out <dir>``, the wor
 
 Layout of ``<dir>``:
 
-* ``www/<host>/<path>`` -- what :class:`common.rehearsal.server.MirrorServer` serves;
+* ``www/<host>/<path>`` -- what :class:`common.data.mirror_server.MirrorServer` serves;
 * ``pins.json`` -- resource name -> sha256 of the served file. The mirror's files are generated, so their digests
   are the mirror's own: the downloader takes them in place of the real pins (md5 of sacreBLEU's registry, sha256 of
   XQuAD) and still checks every file. Tatoeba v1 is served from ``data_root`` (the real LASER files), so its real
@@ -20,7 +20,6 @@ Text comes from :mod:`common.rehearsal.phrasebook`; checkpoints from :mod:`commo
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gzip
 import hashlib
 import io
@@ -32,7 +31,6 @@ import tarfile
 import urllib.parse
 import zipfile
 from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 
 from common.data import download as dl
@@ -175,7 +173,7 @@ def glue_nli(m: Mirror, res: dl.Resource, member: str) -> None:
 
 # --------------------------------------------------------------------------- per corpus kind
 def paper(m: Mirror, spec: dict) -> None:
-    """DAP (common.data.corpus.prepare_paper): OPUS bitext, Tatoeba, BUCC, XNLI, MultiNLI."""
+    """DAP (common.data.corpus_paper.prepare_paper): OPUS bitext, Tatoeba, BUCC, XNLI, MultiNLI."""
     for i, xx in enumerate(spec["opus_languages"]):
         # the first corpus of each language, and every corpus for the first language; the rest are 404s, which the
         # preparation skips and lists (OPUS offers no corpus for every language)
@@ -459,30 +457,6 @@ def build(out: Path, data_root: Path, experiments=EXPERIMENTS) -> Mirror:
     m.finish()
     log.info("rehearsal mirror: %d files, faults %s -> %s", len(m.pins), m.faults, out)
     return m
-
-
-@contextlib.contextmanager
-def serving(mirror: str | Path | None, base_url: str | None = None) -> Iterator[tuple[str | None, dict | None]]:
-    """``(base_url, pins)`` for a download job: a rehearsal mirror folder served on a local port for the duration
-    (its pins and faults), or the given ``base_url`` (a site mirror, the real pins) when no folder is given."""
-    if mirror is None:
-        yield base_url, None
-        return
-    from common.rehearsal.server import MirrorServer
-
-    root = Path(mirror)
-    faults = json.loads((root / "faults.json").read_text())
-    with MirrorServer(root / "www", faults) as server:
-        yield server.url, json.loads((root / "pins.json").read_text())
-        if server.fired:
-            log.info("mirror faults that fired (and were recovered from): %s", server.fired)
-
-
-def place_manual(mirror: str | Path | None, experiment: str, out: Path) -> None:
-    """Copy the mirror's hand-placed files of ``experiment`` to ``<out>/manual/`` (the user's step at paper scale)."""
-    src = Path(mirror) / "manual" / experiment if mirror else None
-    if src is not None and src.is_dir():
-        shutil.copytree(src, out / "manual", dirs_exist_ok=True)
 
 
 def main(argv: list[str] | None = None) -> None:

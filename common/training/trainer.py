@@ -16,7 +16,7 @@ uninterrupted run. Before the job's wall-clock limit, or on SIGTERM / SIGUSR1, t
 checkpoint and stops (:mod:`common.training.stopping`; the CLI then exits with ``EXIT_RESUME``).
 Metrics go to ``metrics.jsonl`` and TensorBoard (:mod:`common.training.metrics_log`); the
 resolved arguments are saved to ``training_args.json`` beside the checkpoints. Precision follows
-one policy (:mod:`common.training.precision`). Collectives go through
+one policy (:mod:`common.precision`). Collectives go through
 :mod:`common.distributed.collectives`.
 """
 from __future__ import annotations
@@ -41,10 +41,10 @@ from torch import nn
 from common.distributed.collectives import all_gather_object, barrier, broadcast_object, max_over_ranks, mean_over_ranks
 from common.distributed.env import ensure_process_group_env, process_group_teardown
 from common.io import write_json
+from common.precision import deepspeed_precision, training_problems
 from common.training import rng
 from common.training.grad_cache import enable_grad_cache
 from common.training.metrics_log import MetricsLog, peak_memory_mb
-from common.training.precision import deepspeed_precision, training_problems
 from common.training.sampler import StepSampler
 from common.training.stopping import StopConditions, job_deadline
 
@@ -97,7 +97,7 @@ class TrainingArguments:
     keep_checkpoints: int = 2
     log_every: int = 10
     tensorboard: bool = True  # TensorBoard events beside metrics.jsonl
-    precision: str = "fp32"  # bf16 | fp16 | fp32: common/training/precision.py (the paper scale says bf16)
+    precision: str = "fp32"  # bf16 | fp16 | fp32: common/precision.py (the paper scale says bf16)
     zero_stage: int = 0
     # > 0: each rank takes its share of a step in micro-batches of this many examples and accumulates their gradients
     # (one optimizer step per step, the same examples); only for a model whose loss is a mean over its examples

@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default=None, help="the JSON report (default: <results>/<scale>/<exp>/preflight.json)")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    from common.rehearsal.mirror import serving
+    from common.data.mirror_server import serving
 
     ok = True
     for experiment in a.experiment:

@@ -12,8 +12,8 @@ from functools import partial
 from pathlib import Path
 
 from common.config import load_paper_config
-from common.eval.tatoeba import LATIN_SCRIPT, TO_ISO1, XTREME_36
 from common.io import read_json
+from common.languages import LATIN_SCRIPT, TO_ISO1, XTREME_36
 from common.report.claims import INTERVAL_NOTE, paired_difference, verdict
 from common.report.cli import ReportContext, main
 from common.report.figures import panels

@@ -182,7 +182,7 @@ def per_language(ctx: ReportContext, name: str, title: str, task: str, paper_key
 
 
 def appendix(ctx: ReportContext) -> list[Table]:
-    from common.eval.tatoeba import TO_ISO1
+    from common.languages import TO_ISO1
 
     def tatoeba_langs(s: dict) -> dict:
         return {TO_ISO1.get(k, k): (v["xx2en"] + v["en2xx"]) / 2 for k, v in s["per_language"].items()}

@@ -1,5 +1,5 @@
 """HICTL's machine-translation tables and figure (section 4.2, Tables 4-6, Figure 3's two stages), from the NMT
-stage's BLEU JSONs (:mod:`common.workflow.nmt`), the paper's numbers beside ours, in ``figures/hictl/<scale>/nmt/``
+stage's BLEU JSONs (:mod:`common.nmt.plan`), the paper's numbers beside ours, in ``figures/hictl/<scale>/nmt/``
 (a report of its own, rule ``report_nmt``: it needs the NMT stages and one pre-trained encoder, not the
 pre-training evaluations of :mod:`papers.hictl.report`).
 
@@ -23,12 +23,12 @@ from pathlib import Path
 
 from common.config import PAPER_SCALES, load_paper_config
 from common.io import read_json
+from common.nmt import plan as plan
 from common.nmt.recipe import validation_curve
 from common.report.claims import CorpusBleu, paired_difference, verdict
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
 from common.report.tables import Table
-from common.workflow import nmt as plan
 from papers.hictl.report import HERE, LABEL
 from papers.hictl.runs import registry
 

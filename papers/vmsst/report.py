@@ -13,6 +13,7 @@ from functools import partial
 from pathlib import Path
 
 from common.config import load_paper_config
+from common.languages import TO_ISO1
 from common.report.claims import INTERVAL_NOTE, Combined, Gap, paired_difference, verdict
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
@@ -32,7 +33,6 @@ LABEL = {"contrastive": "Contrastive", "bitranslation": "BiTranslation", "vmsst_
          "vmsst_no-dec-le": "VMSST (no dec. l.e.)", "contrastive_l4": "Contrastive",
          "bitranslation_l4": "BiTranslation", "vmsst_l4": "VMSST", "vmsst_full": "VMSST (full enc., full dec.)"}
 COLUMNS = ["Eng.", "XL", "XL (s.)", "XL (d.)", "Tatoeba", "BUCC (c.)", "BUCC (m.)", "NQ", "MKQA", "Score"]
-ISO1 = {"ara": "ar", "spa": "es", "tur": "tr", "deu": "de", "fra": "fr", "rus": "ru", "cmn": "zh"}
 
 
 def where(ctx: ReportContext) -> str:
@@ -105,7 +105,7 @@ def table4(ctx: ReportContext) -> Table:
 def table6(ctx: ReportContext) -> Table:
     init, seed = next(iter(ctx.cfg["encoders"])), ctx.cfg["seeds"][:1]  # runs.py trains Table 6 on the first seed
     langs = ctx.cfg["tables"]["table6_languages"]
-    iso = [ISO1.get(lang, lang) for lang in langs]
+    iso = [TO_ISO1.get(lang, lang) for lang in langs]
     pairs = [p for lang in iso for p in (f"{lang}-en", f"{lang}-{lang}")]
     cols = ["Eng.", *pairs, *[f"Tatoeba {lang}" for lang in iso], "NQ", *[f"MKQA {lang}" for lang in iso], "Score"]
     rows = []

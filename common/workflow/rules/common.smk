@@ -1,5 +1,5 @@
 # Included first by every experiment's Snakefile, after it has set EXPERIMENT, SCALE, CFG and REG.
-from common.workflow import tokenizers
+from common.models import tokenizer_sides as tokenizers
 from common.workflow.launch import job_resources, shape as job_shape, train_resources
 from common.models import hub
 from common.workflow.paths import Paths, download_args, download_inputs, model_done

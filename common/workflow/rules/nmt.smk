@@ -1,10 +1,10 @@
 # NMT from the experiment's pre-trained encoders (HICTL section 3.2, Figure 3): binarize each setting's pairs with
 # the encoder's tokenizer -> stage 1 (encoder frozen, all pairs of the setting) -> stage 2 (everything, per pair)
 # -> fairseq-generate + BLEU per test set; the random-init baseline per pair. The plan (systems, settings, tests)
-# is CFG["nmt"] (common/workflow/nmt.py). Included after train.smk (the encoders are run outputs).
+# is CFG["nmt"] (common/nmt/plan.py). Included after train.smk (the encoders are run outputs).
 import json
 
-from common.workflow import nmt as nmtplan
+from common.nmt import plan as nmtplan
 
 NMT = CFG["nmt"]
 
@@ -26,7 +26,7 @@ def nmt_recipe(setting):
 
 
 def nmt_settings_json(setting, system):
-    """NMTSettings as JSON (common/workflow/nmt.py: the setting's recipe, the seed, the system's logit bias)."""
+    """NMTSettings as JSON (common/nmt/plan.py: the setting's recipe, the seed, the system's logit bias)."""
     return json.dumps(nmtplan.settings(NMT, setting, system))
 
 

@@ -1,5 +1,5 @@
 # Tokenizers: one per encoder initialisation, or one per language for language-specific encoders
-# (common/workflow/tokenizers.py).
+# (common/models/tokenizer_sides.py).
 
 
 rule tokenizer:

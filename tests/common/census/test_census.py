@@ -83,7 +83,7 @@ def test_the_committed_census_covers_every_paper_scale_job():
     import importlib
 
     from common.config import load_config
-    from common.workflow import nmt as nmt_plan
+    from common.nmt import plan as nmt_plan
     from common.workflow.launch import CENSUS
 
     rows = json.loads(CENSUS.read_text())["jobs"]

@@ -195,7 +195,7 @@ def test_question_retrieval_converters(tmp_path):
     import gzip
     import json
 
-    from common.eval.question_retrieval import read_questions
+    from common.data.questions import read_questions
 
     (tmp_path / "paq.jsonl").write_text('{"question": "who wrote hamlet", "answer": ["William Shakespeare"]}\n'
                                         '{"question": "capital of france", "answer": ["Paris"]}\n')
@@ -234,7 +234,7 @@ def test_vmsst_paper_corpus_from_local_mirror(server, tmp_path, data_root):
     import yaml
 
     from common.data.corpus import prepare
-    from common.eval.question_retrieval import read_questions
+    from common.data.questions import read_questions
 
     root, base = server
     pins = yaml.safe_load((Path(dl.__file__).parent / "tatoeba_v1_all.sha256.yaml").read_text())
@@ -298,7 +298,7 @@ def test_hictl_paper_corpus_from_local_mirror(server, tmp_path, data_root, monke
     from common.data import translation_paper as tp
     from common.data import xtreme
     from common.data.corpus import prepare
-    from common.eval.qa import read_squad
+    from common.data.squad import read_squad
     from common.eval.token_classification import read_conll
 
     root, base = server

@@ -42,7 +42,7 @@ def test_mini_corpus_has_no_evaluation_sentence(data_root, tmp_path):
     assert manifest["bucc_benchmark"]["zh-en"]["test"]["gold"] == 150
     # BUCC's distractors are in no training pair (before the rule) and no other evaluation set; the excluded
     # candidates are counted
-    from common.data.corpus import _mini_training_pairs, evaluation_sentences
+    from common.data.corpus_mini import _mini_training_pairs, evaluation_sentences
 
     elsewhere = {normalize(x) for sents in evaluation_sentences(data_root).values() for x in sents}
     elsewhere |= {normalize(x) for pairs in _mini_training_pairs(data_root, spec, {}).values() for p in pairs

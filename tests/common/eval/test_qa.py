@@ -5,6 +5,7 @@ import json
 import pytest
 import torch
 
+from common.data.squad import read_squad
 from common.eval import qa
 from common.io import DataFormatError
 
@@ -31,13 +32,13 @@ def squad(path, items):
 
 def test_read_squad_checks_offsets(tmp_path):
     ok = squad(tmp_path / "ok.json", [("a", "The cat sat on the mat.", "Where?", "on the mat")])
-    (ex,) = qa.read_squad(ok)
+    (ex,) = read_squad(ok)
     assert ex.context[ex.answer_start:ex.answer_start + len(ex.answers[0])] == "on the mat"
     bad = json.loads(ok.read_text())
     bad["data"][0]["paragraphs"][0]["qas"][0]["answers"][0]["answer_start"] = 2
     (tmp_path / "bad.json").write_text(json.dumps(bad))
     with pytest.raises(DataFormatError, match="bad.json.*not at offset 2"):
-        qa.read_squad(tmp_path / "bad.json")
+        read_squad(tmp_path / "bad.json")
 
 
 @pytest.fixture(scope="module")

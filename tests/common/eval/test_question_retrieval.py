@@ -4,7 +4,8 @@ import json
 
 import torch
 
-from common.eval.question_retrieval import iter_questions, recall_at_1, sharded_recall_at_1, shards
+from common.data.questions import iter_questions, shards
+from common.eval.question_retrieval import recall_at_1, sharded_recall_at_1
 
 
 def test_recall_at_1_by_hand():

@@ -1,6 +1,7 @@
 import pytest
 import torch
 
+from common import languages
 from common.eval import tatoeba
 
 
@@ -26,8 +27,8 @@ def test_misaligned_raises():
 
 
 def test_groups():
-    assert len(tatoeba.XTREME_36) == 36 and len(tatoeba.LASER_14) == 14 and len(tatoeba.DAP_28) == 28
-    assert set(tatoeba.LASER_14) <= set(tatoeba.XTREME_36)
+    assert len(languages.XTREME_36) == 36 and len(languages.LASER_14) == 14 and len(languages.DAP_28) == 28
+    assert set(languages.LASER_14) <= set(languages.XTREME_36)
     per = {"aaa": {"xx2en": 50.0, "en2xx": 100.0}, "bbb": {"xx2en": 70.0, "en2xx": 80.0}}
     g = tatoeba.group_averages(per, {"ab": ["aaa", "bbb"], "ac": ["aaa", "ccc"]})
     assert g["ab"]["xx2en"] == 60.0 and g["ab"]["en2xx"] == 90.0 and g["ab"]["both"] == 75.0
@@ -47,5 +48,5 @@ def test_ties_go_to_the_lowest_index():
 
 
 def test_latin_script_group_holds_no_han_kana_or_hangul_language():
-    assert not tatoeba.LATIN_SCRIPT & {"cmn", "wuu", "yue", "jpn", "kor"}  # wuu (Wu Chinese) was listed once
-    assert {"deu", "fra", "ces", "pol", "vie", "tur"} <= tatoeba.LATIN_SCRIPT
+    assert not languages.LATIN_SCRIPT & {"cmn", "wuu", "yue", "jpn", "kor"}  # wuu (Wu Chinese) was listed once
+    assert {"deu", "fra", "ces", "pol", "vie", "tur"} <= languages.LATIN_SCRIPT

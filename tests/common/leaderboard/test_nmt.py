@@ -3,7 +3,7 @@ import pytest
 
 from common.config import load_leaderboard_config
 from common.leaderboard.nmt import column, nmt_config, restrict_nmt, translation
-from common.workflow import nmt as plan
+from common.nmt import plan as plan
 
 RECIPE = {"lr": 1e-3}
 

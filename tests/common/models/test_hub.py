@@ -8,10 +8,10 @@ from transformers import AutoTokenizer
 
 from common.config import load_config
 from common.data import download as dl
+from common.data.mirror_server import MirrorServer
 from common.models import hub
 from common.models.encoder import resolve_pretrained
 from common.rehearsal import checkpoints
-from common.rehearsal.server import MirrorServer
 
 EXPERIMENTS = ["dap", "moco", "vmsst", "hictl", "leaderboard"]
 

@@ -85,7 +85,7 @@ def test_the_tokenizer_rule_extends_and_the_recipes_load_the_grown_model(pretrai
     beside the tokenizer, and :func:`common.models.encoder.encoder_spec` points the recipes at it."""
     from common.models import tokenizer as cli
     from common.models.encoder import encoder_spec
-    from common.workflow.tokenizers import arguments
+    from common.models.tokenizer_sides import arguments
 
     src, tok, _ = pretrained
     entry = {"pretrained": str(src), "vocabulary": {"max_new": 3}, "dropout": 0.1}

@@ -1,4 +1,4 @@
-"""The precision policy and the optimizer x ZeRO rule (common/training/precision.py): names outside the policy and
+"""The precision policy and the optimizer x ZeRO rule (common/precision.py): names outside the policy and
 forbidden combinations are config errors naming the key; bf16 trains with fp32 weights and saves fp32; Adafactor
 under the trainer takes exactly the steps of plain ``torch.optim.Adafactor``."""
 import json
@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from common.config import SCALES, ConfigError, load_config, validate
-from common.training.precision import PRECISIONS, training_problems
+from common.precision import PRECISIONS, training_problems
 from common.training.trainer import Trainer, TrainingArguments
 from tests.conftest import ROOT
 

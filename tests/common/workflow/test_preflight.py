@@ -3,8 +3,8 @@ import json
 
 import pytest
 
+from common.data.mirror_server import MirrorServer
 from common.rehearsal.mirror import Listing, populate
-from common.rehearsal.server import MirrorServer
 from common.workflow import preflight as pf
 from tests.conftest import DATA_ROOT
 

@@ -10,10 +10,14 @@ requests), with byte ranges and injected faults.
 """
 from __future__ import annotations
 
+import contextlib
 import http.server
+import json
 import logging
+import shutil
 import threading
 import urllib.parse
+from collections.abc import Iterator
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -104,3 +108,25 @@ class MirrorServer:
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+@contextlib.contextmanager
+def serving(mirror: str | Path | None, base_url: str | None = None) -> Iterator[tuple[str | None, dict | None]]:
+    """``(base_url, pins)`` for a download job: a rehearsal mirror folder served on a local port for the duration
+    (its pins and faults), or the given ``base_url`` (a site mirror, the real pins) when no folder is given."""
+    if mirror is None:
+        yield base_url, None
+        return
+    root = Path(mirror)
+    faults = json.loads((root / "faults.json").read_text())
+    with MirrorServer(root / "www", faults) as server:
+        yield server.url, json.loads((root / "pins.json").read_text())
+        if server.fired:
+            log.info("mirror faults that fired (and were recovered from): %s", server.fired)
+
+
+def place_manual(mirror: str | Path | None, experiment: str, out: Path) -> None:
+    """Copy the mirror's hand-placed files of ``experiment`` to ``<out>/manual/`` (the user's step at paper scale)."""
+    src = Path(mirror) / "manual" / experiment if mirror else None
+    if src is not None and src.is_dir():
+        shutil.copytree(src, out / "manual", dirs_exist_ok=True)

@@ -1,5 +1,5 @@
-"""Which tokenizer a run's encoder initialisation needs (common/workflow/tokenizers.py)."""
-from common.workflow import tokenizers
+"""Which tokenizer a run's encoder initialisation needs (common/models/tokenizer_sides.py)."""
+from common.models import tokenizer_sides as tokenizers
 
 CFG = {"tokenizer": {"vocab_size": 8000},
        "encoders": {"scratch": {"hidden_size": 128},

@@ -8,7 +8,7 @@ import urllib.request
 import pytest
 
 from common.data import download as dl
-from common.rehearsal.server import MirrorServer
+from common.data.mirror_server import MirrorServer
 
 DATA = bytes(range(256)) * 40  # 10,240 bytes
 

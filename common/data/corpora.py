@@ -1,0 +1,39 @@
+"""The corpus registry: each corpus module (``common/data/corpus*.py``) registers the builder of its kinds with
+:func:`register_corpus`; :func:`builder` imports those modules once, by their names' prefix, so the registry
+names none of them.
+
+A builder writes a corpus under ``out`` and returns its manifest; it is called as
+``build(out, data_root, spec, downloader, cleaner)`` (paper kinds download through ``downloader`` and pass their
+training bitext through ``cleaner``, a :class:`common.data.cleaning.PairCleaner`).
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+
+Builder = Callable[..., dict]
+BUILDERS: dict[str, Builder] = {}
+PREFIX = "corpus"  # the modules of common.data that hold corpus builders
+
+
+def register_corpus(kind: str) -> Callable[[Builder], Builder]:
+    def deco(fn: Builder) -> Builder:
+        if kind in BUILDERS:
+            raise ValueError(f"corpus kind {kind!r} is already registered")
+        BUILDERS[kind] = fn
+        return fn
+
+    return deco
+
+
+def builder(kind: str) -> Builder:
+    """The builder of corpus ``kind``."""
+    import common.data
+
+    for info in pkgutil.iter_modules(common.data.__path__):
+        if info.name.startswith(PREFIX):
+            importlib.import_module(f"common.data.{info.name}")
+    if kind not in BUILDERS:
+        raise ValueError(f"unknown corpus kind {kind!r}; registered: {', '.join(sorted(BUILDERS))}")
+    return BUILDERS[kind]

@@ -1,0 +1,161 @@
+"""The mini corpus (kind ``mini``): real public data of ``data_root``. Training pairs from multi30k (en-de/fr/cs),
+``cmn.txt`` (en-zh), the stsb-multi-mt *train* sentences (each row gives two en-xx pairs) and, for en-zh, the WMT
+zh-en/en-zh test sets (reference A); evaluation reads Tatoeba v1, XNLI dev and STS files in place (never copied).
+Since no BUCC data is available, :mod:`common.data.bucc_mini` hides real held-out translations among non-parallel
+sentences in the BUCC file format with sample / training / test splits, so the evaluator runs unchanged on real
+BUCC 2018 files."""
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from common.data import bucc_mini, corpora, loaders, translation, xquad_qa, xquad_questions
+from common.data.cleaning import PairCleaner
+from common.data.corpus_parts import (
+    BUCC_SPLITS,
+    STS17_EXCLUDED,
+    bucc_sentences,
+    sts17_sets,
+    write_train,
+)
+from common.data.leakage import LeakageFilter
+from common.io import write_lines
+from common.languages import XNLI_15, XTREME_36
+
+log = logging.getLogger(__name__)
+
+ISO3 = {"de": "deu", "fr": "fra", "cs": "ces", "es": "spa", "it": "ita", "ja": "jpn", "nl": "nld",
+        "pl": "pol", "pt": "por", "ru": "rus", "zh": "cmn", "ar": "ara", "bg": "bul", "el": "ell",
+        "hi": "hin", "sw": "swh", "th": "tha", "tr": "tur", "ur": "urd", "vi": "vie"}
+
+def _stsb_mt_pairs(root: Path, lang: str, split: str) -> list[tuple[str, str]]:
+    xx = loaders.read_stsb_multi_mt(root / f"stsb-{lang}-{split}.csv")
+    en = loaders.read_stsb_multi_mt(root / f"stsb-en-{split}.csv")
+    if len(xx) != len(en):
+        raise loaders.DataFormatError(root / f"stsb-{lang}-{split}.csv", None,
+                                      f"{len(xx)} rows but stsb-en-{split}.csv has {len(en)}")
+    return list(zip(xx.sent1, en.sent1)) + list(zip(xx.sent2, en.sent2))
+
+
+def _xnli_pairs(root: Path, lang: str) -> list[tuple[str, str]]:
+    xx, en = loaders.read_xnli_tsv(root / f"dev-{lang}.tsv"), loaders.read_xnli_tsv(root / "dev-en.tsv")
+    if len(xx) != len(en):
+        raise loaders.DataFormatError(root / f"dev-{lang}.tsv", None, f"{len(xx)} items but dev-en.tsv has {len(en)}")
+    return list(zip(xx.premise, en.premise)) + list(zip(xx.hypothesis, en.hypothesis))
+
+
+def evaluation_sentences(data_root: Path) -> dict[str, list[str]]:
+    """Every sentence of every real evaluation set, by source (for the leakage rule)."""
+    out: dict[str, list[str]] = {}
+    tat = data_root / "tatoeba_v1"
+    out["tatoeba_v1"] = [s for lang in loaders.tatoeba_languages(tat) for pair in zip(*loaders.read_tatoeba(tat, lang))
+                         for s in pair]
+    sts: list[str] = []
+    for inp in sorted((data_root / "sts" / "sts12-16").glob("STS1*-en-test/STS.input.*.txt")):
+        sts += [c for line in loaders.read_lines(inp) for c in line.split("\t")[:2]]
+    # STSb and SICK-R are evaluated on their test splits (their train splits are training data).
+    s = loaders.read_stsb(data_root / "sts" / "stsbenchmark" / "sts-test.csv")
+    sts += s.sent1 + s.sent2
+    s = loaders.read_sick(data_root / "sts" / "sick" / "SICK_test_annotated.txt")
+    sts += s.sent1 + s.sent2
+    for f in sorted((data_root / "sts" / "sts17" / "STS2017.eval.v1.1").glob("STS.input.*.txt")):
+        sts += [c for line in loaders.read_lines(f) for c in line.split("\t")]
+    for f in sorted((data_root / "sts" / "stsb_multi_mt").glob("stsb-*-test.csv")) + \
+            sorted((data_root / "sts" / "stsb_multi_mt").glob("stsb-*-dev.csv")):
+        s = loaders.read_stsb_multi_mt(f)
+        sts += s.sent1 + s.sent2
+    out["sts"] = sts
+    out["xnli_dev"] = [s for lang in XNLI_15
+                       for ex in [loaders.read_xnli_tsv(data_root / "xnli_dev" / f"dev-{lang}.tsv")]
+                       for s in ex.premise + ex.hypothesis]
+    return out
+
+
+def _wmt_pairs(root: Path, name: str) -> list[tuple[str, str]]:
+    """(zh, en) pairs of one WMT test set, e.g. ``newstest2021.zh-en`` (source + reference A)."""
+    testset, pair = name.split(".")
+    src, trg = pair.split("-")
+    rows = loaders.read_parallel(root / testset / f"{name}.src.{src}", root / testset / f"{name}.ref.A.{trg}")
+    return [(a, b) if trg == "en" else (b, a) for a, b in rows]
+
+
+def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
+    data_root = Path(data_root)
+    questions = xquad_questions.build(out / "questions", data_root)
+    evals_by_source = evaluation_sentences(data_root)
+    qa = {}
+    if spec.get("qa"):  # extractive QA stand-in (HICTL): its context sentences are evaluation data too
+        qa["xquad"] = xquad_qa.build(out / "qa", data_root, spec["qa"]["train_articles"])
+        evals_by_source["xquad_contexts"] = xquad_qa.context_sentences(data_root)
+    tr = translation.mini_translation(data_root, spec["translation"]) if spec.get("translation") else {}
+    if tr:  # the NMT test sets (HICTL section 4.2) are evaluation data for pre-training too
+        evals_by_source["translation_tests"] = translation.test_sentences(tr)
+    evals_by_source["xquad_questions"] = xquad_questions.sentences(questions)
+    # a set that is training data in this corpus (VMSST trains on XNLI dev translations; it reports no XNLI)
+    for source in spec.get("not_evaluated", []):
+        evals_by_source.pop(source)
+    raw = _mini_training_pairs(data_root, spec, evals_by_source)
+    # BUCC-style benchmark from held-out real translations (common.data.bucc_mini); its distractors avoid every
+    # training sentence and every other evaluation set (a distractor seen elsewhere is no distractor)
+    elsewhere = LeakageFilter(s for sents in evals_by_source.values() for s in sents)
+    elsewhere.add(s for pairs in raw.values() for pair in pairs for s in pair)
+    bucc_pairs, bucc_stats = bucc_mini.build(out / "bucc", data_root, spec["bucc"], exclude=elsewhere)
+    evals_by_source["bucc_mini"] = bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS)
+    evals = LeakageFilter(s for sents in evals_by_source.values() for s in sents)
+    train, dropped, before = {}, {}, {}
+    for lang, pairs in raw.items():
+        pairs = list(dict.fromkeys(pairs))  # exact duplicates once
+        before[lang] = len(pairs)
+        train[lang], dropped[lang] = evals.filter_pairs(pairs)
+    # MoCo-BERT's multi-task NLI data (appendix B): the English XNLI dev items, the only labelled NLI pairs in
+    # data_root, under the same rule against every other evaluation set (a paper that trains on them reports no XNLI)
+    nli_evals = LeakageFilter(s for name, sents in evals_by_source.items() if name != "xnli_dev" for s in sents)
+    nli, nli_dropped = nli_evals.filter_tsv(loaders.read_lines(data_root / "xnli_dev" / "dev-en.tsv"))
+    write_lines(out / "nli" / "train-en.tsv", nli)
+    langs = sorted(train)
+    tat = data_root / "tatoeba_v1"
+    tatoeba_langs = loaders.tatoeba_languages(tat)
+    if spec.get("tatoeba", "all") == "trained":
+        tatoeba_langs = [lang for lang in tatoeba_langs if lang in train]
+    elif spec.get("tatoeba") == "xtreme_and_trained":  # Table 1's groups plus every trained language
+        tatoeba_langs = [lang for lang in tatoeba_langs if lang in train or lang in XTREME_36]
+    return {
+        "kind": "mini", "train": write_train(out, train), "train_languages": langs,
+        "tatoeba_dir": str(tat), "tatoeba_languages": tatoeba_langs,
+        "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs, "bucc_benchmark": bucc_stats,
+        "nli_dir": str(data_root / "xnli_dev"), "nli_languages": XNLI_15,
+        "sts_dir": str(data_root / "sts"), "sts_kind": "senteval7",
+        "nli_train": str(out / "nli" / "train-en.tsv"),
+        "sts17": sts17_sets(data_root), "sts17_excluded": STS17_EXCLUDED, "question_retrieval": questions,
+        **({"qa": qa} if qa else {}),
+        **({"translation": tr} if tr else {}),
+        "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "pairs_before": before,
+                    "eval_sentences": len(evals), "eval_sources": {k: len(v) for k, v in evals_by_source.items()},
+                    "bucc_distractors_excluded": sum(s["distractors_excluded"] for s in bucc_stats.values()),
+                    "nli_dropped": nli_dropped},
+    }
+
+
+def _mini_training_pairs(data_root: Path, spec: dict, evals_by_source: dict) -> dict[str, list[tuple[str, str]]]:
+    """The mini corpus's training pairs per language before the leakage rule."""
+    raw: dict[str, list[tuple[str, str]]] = {}
+    for xx in spec["multi30k"]:
+        raw.setdefault(ISO3[xx], []).extend(
+            (a, b) for b, a in loaders.read_multi30k(data_root / "multi30k" / "raw", "train", "en", xx))
+    if spec["cmn"]:
+        rows = loaders.read_tsv(data_root / "en_zh_tatoeba_cmn" / "cmn.txt", 2)
+        raw.setdefault("cmn", []).extend((zh, en) for en, zh in rows)
+    for xx in spec["stsb_multi_mt"]:
+        raw.setdefault(ISO3[xx], []).extend(_stsb_mt_pairs(data_root / "sts" / "stsb_multi_mt", xx, "train"))
+    for name in spec.get("wmt", []):
+        raw.setdefault("cmn", []).extend(_wmt_pairs(data_root / "wmt", name))
+    for xx in spec.get("xnli_dev", []):
+        if "xnli_dev" in evals_by_source:
+            raise ValueError("corpus.mini.xnli_dev trains on XNLI dev: list 'xnli_dev' under not_evaluated too")
+        raw.setdefault(ISO3[xx], []).extend(_xnli_pairs(data_root / "xnli_dev", xx))
+    return raw
+
+
+@corpora.register_corpus("mini")
+def _mini(out: Path, data_root: Path, spec: dict, d, cleaner: PairCleaner) -> dict:
+    return prepare_mini(out, data_root, spec)

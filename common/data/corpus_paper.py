@@ -1,0 +1,68 @@
+"""DAP's paper-scale corpus (kind ``paper``): OPUS bitext with English for the 36 XTREME languages, Tatoeba v1,
+BUCC 2018, XNLI and MultiNLI."""
+from __future__ import annotations
+
+import logging
+import random
+from pathlib import Path
+
+from common.data import corpora, loaders
+from common.data.cleaning import PairCleaner
+from common.data.corpus_parts import (
+    BUCC_SPLITS,
+    bucc2018,
+    bucc_sentences,
+    reservoir_sample,
+    write_train,
+    xnli_paper,
+)
+from common.data.leakage import LeakageFilter
+from common.languages import TO_ISO1
+
+log = logging.getLogger(__name__)
+
+
+def prepare_paper(out: Path, spec: dict, d, cleaner: PairCleaner) -> dict:
+    """DAP section 4.1: OPUS bitext with English for the 36 XTREME languages (the corpora the
+    paper names), at most ``max_pairs_per_language`` pairs per language drawn uniformly at random
+    (reservoir sampling, seeded); Tatoeba v1 (pinned digests), BUCC 2018, XNLI test, MultiNLI train.
+    A corpus that OPUS does not offer for a language (HTTP 404) is skipped and listed."""
+
+
+    from common.data import download as dl
+
+    to_iso3 = {v: k for k, v in TO_ISO1.items()}
+    rng = random.Random(spec.get("seed", 1))
+    cap = spec["max_pairs_per_language"]
+    raw, skipped = {}, []
+    for xx in spec["opus_languages"]:
+        raw[to_iso3.get(xx, xx)] = reservoir_sample(dl.opus_pairs(d, spec["opus_corpora"], xx, "en", skipped, cleaner),
+                                                   cap, rng)
+    pins = dl.tatoeba_pins("tatoeba_v1.sha256.yaml", spec.get("tatoeba_languages"))
+    for lang, sha in pins.items():
+        for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
+            d.fetch(res)
+    bucc_pairs, bucc_splits = bucc2018(d, out, spec["bucc_pairs"], spec.get("bucc_test_gold_dir"))
+    nli_langs = xnli_paper(d, out)
+    tat = d.dest / "tatoeba"
+    evals = LeakageFilter(s for lang in pins for pair in zip(*loaders.read_tatoeba(tat, lang)) for s in pair)
+    evals.add(bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS))  # every split, the reported one included
+    for lang in nli_langs:
+        ex = loaders.read_xnli_tsv(out / "xnli" / f"test-{lang}.tsv")
+        evals.add(ex.premise + ex.hypothesis)
+    train, dropped = {}, {}
+    for lang, pairs in raw.items():
+        train[lang], dropped[lang] = evals.filter_pairs(pairs)
+    return {
+        "kind": "paper", "train": write_train(out, train), "train_languages": sorted(train),
+        "tatoeba_dir": str(tat), "tatoeba_languages": sorted(pins),
+        "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs, "bucc_splits": bucc_splits,
+        "nli_dir": str(out / "xnli"), "nli_languages": nli_langs, "xnli_train": str(out / "xnli" / "train-en.tsv"),
+        "opus_skipped": skipped,
+        "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "eval_sentences": len(evals)},
+    }
+
+
+@corpora.register_corpus("paper")
+def _paper(out: Path, data_root: Path, spec: dict, d, cleaner: PairCleaner) -> dict:
+    return prepare_paper(out, spec, d, cleaner)

@@ -1,0 +1,36 @@
+"""Question files of question retrieval (JSON lines ``{"id", "question", "answers": [...]}``, an optional
+``"exclude"``: the bank id a query must not retrieve), streamed and in shards; the protocol is
+:mod:`common.eval.question_retrieval`."""
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from common.io import DataFormatError, iter_lines
+
+
+def iter_questions(path: str | Path) -> Iterator[dict]:
+    """The records of a JSON-lines question file, streamed; a malformed line is an error naming file and line."""
+    for lineno, line in enumerate(iter_lines(path), start=1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataFormatError(path, lineno, f"invalid JSON ({exc.msg})") from None
+        if not isinstance(rec, dict) or not {"id", "question", "answers"} <= rec.keys() or not rec["answers"]:
+            raise DataFormatError(path, lineno, "expected {'id', 'question', 'answers': [...]} with an answer")
+        yield rec
+
+
+def read_questions(path: str | Path) -> list[dict]:
+    return list(iter_questions(path))
+
+
+def shards(records: Iterable[dict], size: int) -> Iterator[list[dict]]:
+    """``records`` in lists of at most ``size``."""
+    it = iter(records)
+    while shard := list(itertools.islice(it, size)):
+        yield shard
