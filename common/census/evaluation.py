@@ -170,11 +170,6 @@ class EncoderCount:
     saved_bytes: dict[int, est.Linear]  # length -> bytes autograd saves at a fine-tuning batch (rows)
 
 
-def _encoders(cfg: dict, init: str) -> list[tuple[str, dict]]:
-    spec = cfg["encoders"][init]
-    return [(side, spec[side]) for side in ("xx", "en")] if "xx" in spec else [("shared", spec)]
-
-
 def _inputs(rows: int, length: int, vocab: int) -> dict:
     ids = torch.full((rows, length), min(5, vocab - 1), dtype=torch.long)
     return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
@@ -186,11 +181,13 @@ def count_encoder(cfg: dict, init: str, eval_length: int, train_lengths: list[in
     from torch.distributed._tools.mem_tracker import MemTracker
 
     from common.census.probe import saved_activation_bytes, side_vocab_size, stand_in_models
+    from common.models import tokenizer_sides
     from common.models.encoder import EncoderSpec, build_encoder
 
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(cfg["eval"].get("precision", "fp32"))
     best: EncoderCount | None = None
-    for _, spec in _encoders(cfg, init):
+    enc = cfg["encoders"][init]
+    for spec in (tokenizer_sides.spec(enc, side) for side in tokenizer_sides.sides(enc)):
         vocab = side_vocab_size(cfg, spec)
         fields = {k: v for k, v in spec.items() if k in EncoderSpec.__dataclass_fields__}
         with stand_in_models(workdir / "hub"), FakeTensorMode():
@@ -243,11 +240,12 @@ def _autocast(dtype):
 def needs(work: Workload, enc: EncoderCount, eval_length: int, eval_batch: int, mfu: float) -> dict:
     """One job's memory on its GPU, FLOPs, wall time and Slurm resources."""
     flops = work.embedded * enc.forward_flops[eval_length] + 2 * enc.hidden * work.products
-    memory = enc.inference_bytes.at(eval_batch) + 4 * enc.hidden * work.held
+    # states: the fp32 weights; the rest of the inference peak and the embeddings a search holds as activations
+    states, acts = 4 * enc.params, enc.inference_bytes.at(eval_batch) - 4 * enc.params + 4 * enc.hidden * work.held
     if work.trained:
         flops += work.trained * enc.train_flops[work.length] + work.predicted * enc.forward_flops[work.length]
-        memory = 16 * enc.params + enc.saved_bytes[work.length].at(work.batch)  # fp32 weights, grads, AdamW
-    row = est.needs(0, memory, flops, 1, 1, mfu)
+        states, acts = 16 * enc.params, enc.saved_bytes[work.length].at(work.batch)  # fp32 weights, grads, AdamW
+    row = est.needs(states, acts, flops, 1, 1, mfu)
     host = est.host_mem_mb(enc.params, 1) + math.ceil(4 * enc.hidden * work.held / 2**20)
     return {**row, "mem_mb": host, "params": enc.params}
 

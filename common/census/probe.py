@@ -128,7 +128,7 @@ def stand_in_tokenizers(cfg: dict, init: str, words: list[str], out: Path) -> Pa
     words = sorted({w.lower() for w in words})  # the stand-in lower-cases, as our WordPiece tokenizers do
     chars = sorted({c for w in words for c in w})
     for side in tokenizer_sides.sides(enc):
-        spec = enc if side == tokenizer_sides.SHARED else enc[side]
+        spec = tokenizer_sides.spec(enc, side)
         size = side_vocab_size(cfg, spec)
         vocab = list(dict.fromkeys(SPECIAL_TOKENS + chars + [f"##{c}" for c in chars] + words))[:size]
         vocab += [f"[unused{i}]" for i in range(size - len(vocab))]

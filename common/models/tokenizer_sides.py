@@ -15,6 +15,11 @@ def sides(encoder_cfg: dict) -> list[str]:
     return ["xx", "en"] if "xx" in encoder_cfg else [SHARED]
 
 
+def spec(encoder_cfg: dict, side: str) -> dict:
+    """The encoder spec of one side (``SHARED``: the initialisation's one spec)."""
+    return encoder_cfg if side == SHARED else encoder_cfg[side]
+
+
 def folder(results: str, init: str, encoder_cfg: dict) -> str:
     """The ``--tokenizer`` argument of a training run: the shared tokenizer, or the folder holding xx/ and en/."""
     base = f"{results}/tokenizer/{init}"
@@ -23,13 +28,12 @@ def folder(results: str, init: str, encoder_cfg: dict) -> str:
 
 def arguments(cfg: dict, init: str, side: str) -> str:
     """Command-line arguments of ``python -m common.models.tokenizer`` for one tokenizer."""
-    enc = cfg["encoders"][init]
-    spec = enc if side == SHARED else enc[side]
-    if spec.get("vocabulary"):  # the model's own, extended with pieces learned on the corpus (and the model grown)
-        return (f"--pretrained {spec['pretrained']} --extend-vocabulary {spec['vocabulary']['max_new']} "
+    s = spec(cfg["encoders"][init], side)
+    if s.get("vocabulary"):  # the model's own, extended with pieces learned on the corpus (and the model grown)
+        return (f"--pretrained {s['pretrained']} --extend-vocabulary {s['vocabulary']['max_new']} "
                 f"--side {'both' if side == SHARED else side}")
-    if spec.get("pretrained") or spec.get("tokenizer"):  # the model's own, or a named pretrained tokenizer
-        return f"--pretrained {spec.get('tokenizer') or spec['pretrained']}"
+    if s.get("pretrained") or s.get("tokenizer"):  # the model's own, or a named pretrained tokenizer
+        return f"--pretrained {s.get('tokenizer') or s['pretrained']}"
     tok = cfg["tokenizer"]
     return (f"--side {'both' if side == SHARED else side} --vocab-size {tok['vocab_size']} "
             f"--min-frequency {tok.get('min_frequency', 2)}")
