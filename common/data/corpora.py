@@ -12,19 +12,14 @@ import importlib
 import pkgutil
 from collections.abc import Callable
 
+from common.registry import registrar
+
 Builder = Callable[..., dict]
 BUILDERS: dict[str, Builder] = {}
 PREFIX = "corpus"  # the modules of common.data that hold corpus builders
 
 
-def register_corpus(kind: str) -> Callable[[Builder], Builder]:
-    def deco(fn: Builder) -> Builder:
-        if kind in BUILDERS:
-            raise ValueError(f"corpus kind {kind!r} is already registered")
-        BUILDERS[kind] = fn
-        return fn
-
-    return deco
+register_corpus = registrar(BUILDERS, "corpus kind")  # @register_corpus("mini") on a builder
 
 
 def builder(kind: str) -> Builder:

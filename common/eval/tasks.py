@@ -39,6 +39,7 @@ from typing import Any
 import torch
 
 from common.models.embedder import Embedder, load_embedder
+from common.registry import register, registrar
 
 
 @dataclass(frozen=True)
@@ -110,21 +111,11 @@ TASKS: dict[str, Task] = {}
 TASK_TYPES: dict[str, TaskFn] = {}
 
 
-def register_task_type(name: str) -> Callable[[TaskFn], TaskFn]:
-    def deco(fn: TaskFn) -> TaskFn:
-        if name in TASK_TYPES:
-            raise ValueError(f"task type {name!r} is already registered")
-        TASK_TYPES[name] = fn
-        return fn
-
-    return deco
+register_task_type = registrar(TASK_TYPES, "task type")  # @register_task_type("tatoeba") on an evaluation function
 
 
 def register_task(task: Task) -> Task:
-    if task.id in TASKS:
-        raise ValueError(f"task {task.id!r} is already registered")
-    TASKS[task.id] = task
-    return task
+    return register(TASKS, task.id, task, "task")
 
 
 # Where task modules live: every module of these packages (and of their sub-packages' ``tasks`` modules) is imported
