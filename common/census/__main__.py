@@ -23,9 +23,10 @@ from pathlib import Path
 from common.census import estimate as est
 from common.census import evaluation
 from common.census.crosscheck import crosschecks, describe
-from common.census.probe import TooLargeHere, count_steps, probe_corpus
+from common.census.probe import TooLargeHere, count_steps, probe_corpus, recipe_of
 from common.config import load_config
 from common.io import atomic_write, read_json, write_json
+from common.runs import Run
 
 log = logging.getLogger(__name__)
 PAPERS = ["moco", "hictl", "vmsst", "dap"]
@@ -81,21 +82,48 @@ def _probe(paper: str, cfg: dict, run, manifest: dict, workdir: Path, ranks: int
         try:
             counts = count_steps(paper, cfg, run, probe_rows, manifest, workdir / "x".join(map(str, probe_rows)))
             return _needs(counts, probe_rows, ranks, mfu)
-        except TooLargeHere as exc:  # parameters and model states only
+        except TooLargeHere as exc:  # parameters and model states; the step from a run doing the same per pair
             log.warning("%s %s/%s: %s", paper, run.init, run.method, exc)
-            return {**_states(exc.partial, ranks), "not_counted": f"activations and FLOPs: {exc}"}
+            same = getattr(recipe_of(paper), "same_step_as", lambda method: None)(run.method)
+            if same is None:
+                return {**_states(exc.partial, ranks), "not_counted": f"activations and FLOPs: {exc}"}
+            counts = count_steps(paper, cfg, Run(same, run.init, run.seed), probe_rows, manifest,
+                                 workdir / "same" / "x".join(map(str, probe_rows)))
+            return {**_needs(counts, probe_rows, ranks, mfu, states=exc.partial,
+                             extra_activation_bytes=routed_extra_bytes(
+                                 exc.partial, counts[-1], _micro_batch(exc.partial.training, ranks)[0],
+                                 int(cfg["encoders"][run.init]["hidden_size"]))),
+                    "step_counted_as": f"{run.init}/{same}", "too_large_here": str(exc)}
         except Exception as exc:  # a job the probe cannot build is listed with the reason, not dropped
             log.exception("census of %s %s/%s at %s rows failed", paper, run.init, run.method, probe_rows)
             error = f"{type(exc).__name__}: {exc}"
     return {"error": error}
 
 
-def _needs(counts, probe_rows: tuple[int, int], ranks: int, mfu: float) -> dict:
-    row = _states(counts[-1], ranks)
+def routed_extra_bytes(routed, stand_in, rows: int, hidden: int) -> int:
+    """What a routed model's step saves beyond its stand-in's (:func:`_probe`) at ``rows`` pairs per GPU, at most:
+    the 16-bit copies that autocast makes of the matrices the routed model has and the stand-in lacks (its other
+    encoders and decoders, each visited by some sentence of a paper-scale batch), and per pair the routing's own
+    tensors (the scattered encoder outputs and the selected ids; measured at two widths and two lengths:
+    24 bytes per hidden unit and 16 per token; allowed: 32 and 16). Measured at a small width, the fixed excess
+    was 4 % (four encoders) and 20 % (one encoder and decoder per language) of its bound
+    (tests/papers/vmsst/test_variants.py)."""
+    copies = {"bf16": 2, "fp16": 2}.get(routed.training.get("precision", "fp32"), 0)
+    per_row = 32 * hidden + 16 * int(routed.training["max_length"])
+    return copies * max(0, routed.matrix_params - stand_in.matrix_params) + rows * per_row
+
+
+def _needs(counts, probe_rows: tuple[int, int], ranks: int, mfu: float, states=None,
+           extra_activation_bytes: int = 0) -> dict:
+    """A job's row from its step counted at two batch sizes; ``states``: the parameter counts of the job's own model
+    where ``counts`` are another run's that does the same work per row, which saves up to ``extra_activation_bytes``
+    less (:func:`_probe`)."""
+    row = _states(states or counts[-1], ranks)
     flops = est.Linear.through(probe_rows, (counts[0].flops, counts[1].flops))
     acts = est.Linear.through(probe_rows, (counts[0].activation_bytes, counts[1].activation_bytes))
     step_flops = flops.per_row * row["global_batch"] + flops.fixed * ranks * row["accumulation_steps"]
-    return {**row, **est.needs(row["model_states_gib"]["total"] * est.GIB, acts.at(row["micro_batch_per_gpu"]),
+    return {**row, **est.needs(row["model_states_gib"]["total"] * est.GIB,
+                               acts.at(row["micro_batch_per_gpu"]) + extra_activation_bytes,
                                step_flops, row["steps"], ranks, mfu)}
 
 
@@ -149,7 +177,8 @@ def _line(r: dict) -> str:
                 f"{'yes' if states <= 80 else '**no**'} (states) | | {r['pairs_seen'] / 1e6:,.1f} | | | "
                 f"| {r['checkpoint_disk_gib']:.1f} |")
     bound = " (at most)" if r.get("upper_bound") else ""
-    return (f"| {r['job']} | {r['seeds']} | {r['params'] / 1e6:,.0f} | {r['gpus'] * r['nodes']} | "
+    same = f" (step of {r['step_counted_as']}, see below)" if "step_counted_as" in r else ""
+    return (f"| {r['job']}{same} | {r['seeds']} | {r['params'] / 1e6:,.0f} | {r['gpus'] * r['nodes']} | "
             f"{_micro(r)} | {r['memory_per_gpu_gib']:.1f} = {states:.1f} + "
             f"{r['activations_gib']:.1f} | {'yes' if r['fits']['a100'] else '**no**'} | "
             f"{r['flops_per_step'] / 1e12:,.1f} | {r['pairs_seen'] / 1e6:,.1f} | {r['flops_run'] / 1e18:,.2f}{bound} | "
@@ -191,6 +220,14 @@ def markdown(rows: list[dict], mfu: float, checks: dict) -> str:
                   + (f" = {hours:g} V100-hours for its main model." if hours else "."), "",
                   *(h.format(batch="micro batch / GPU (x accumulated)", seen="pairs seen (M)") for h in HEADER),
                   *map(_line, mine), ""]
+        for r in mine:
+            if "step_counted_as" in r:
+                lines += [f"{r['job']}: {r['too_large_here']}. Its FLOPs and activations per step are those of "
+                          f"{r['step_counted_as']}, counted: the two models route each sentence through one of several "
+                          "modules of one shape, so per pair they do the same work. Its activations add, as a bound, "
+                          "the 16-bit copies of the matrices it has beyond that model (`routed_extra_bytes`); its "
+                          "parameters and model states are its own, counted on the meta device (the recipe's "
+                          "`same_step_as`).", ""]
         if nmt:
             t = _hours(nmt)
             lines += [f"### {paper}: NMT fine-tuning (fairseq)", "",

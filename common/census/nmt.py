@@ -104,20 +104,20 @@ def job_rows(cfg: dict, mfu: float, workdir: Path, done: dict[str, dict]) -> lis
     from common.nmt import recipe as r
 
     nmt = cfg["nmt"]
-    init = cfg["encoders"][nmt.get("init", next(iter(cfg["encoders"])))]
-    name = init["pretrained"]
     tags = sorted({lang for spec in nmt["settings"].values() for p in spec["finetune"] for lang in p.split("-")})
-    data = data_folder(workdir, CONFIGS[name]["vocab_size"], tags)
     counts: dict[tuple, NmtCount] = {}
     rows = []
     with stand_in_models(workdir / "hub"):
-        encoder = workdir / "hub" / "models" / hub.model(name).folder
         for setting, system, model in plan.training_jobs(nmt):
             job = f"nmt/{setting}/{system}/{model}"
             if job in done:
                 rows.append(done[job])
                 continue
-            s = r.NMTSettings.from_config(plan.settings(nmt, setting, system))
+            name = cfg["encoders"][plan.encoder_init(nmt, setting, cfg["encoders"])]["pretrained"]
+            encoder = workdir / "hub" / "models" / hub.model(name).folder
+            data = data_folder(workdir / name, CONFIGS[name]["vocab_size"], tags)
+            pair = None if model == "stage1" else model.removeprefix("stage2-")
+            s = r.NMTSettings.from_config(plan.settings(nmt, setting, system, pair))
             kind = "baseline" if system == plan.RANDOM else model.split("-")[0]
             save = workdir / "save"
             if kind == "stage1":
@@ -126,7 +126,8 @@ def job_rows(cfg: dict, mfu: float, workdir: Path, done: dict[str, dict]) -> lis
                 arguments = r.stage2_arguments(s, data, encoder, save, save)
             else:
                 arguments = r.baseline_arguments(s, data, encoder, save)
-            shape = (kind, s.baseline_arch if kind == "baseline" else "", tuple(s.baseline_args), s.logit_bias)
+            shape = (kind, name, s.decoder_layers, s.baseline_arch if kind == "baseline" else "",
+                     tuple(s.baseline_args), s.logit_bias)
             if shape not in counts:
                 log.info("counting NMT %s (%s)", job, shape)
                 counts[shape] = count(arguments)

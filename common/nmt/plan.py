@@ -34,9 +34,17 @@ def recipe(nmt: dict, setting: str) -> dict:
     return {**nmt["recipe"], **nmt["settings"][setting].get("recipe", {})}
 
 
-def settings(nmt: dict, setting: str, system: str) -> dict:
-    """A job's ``NMTSettings`` fields: the setting's recipe, the seed, the system's own switch (the logit bias)."""
-    s = {**recipe(nmt, setting), "seed": nmt.get("seed", 1)}
+def encoder_init(nmt: dict, setting: str, encoders: dict) -> str:
+    """The encoder setting whose pre-trained runs ``setting`` fine-tunes: its own ``init``, else the section's, else
+    the config's first (HICTL's Table 4 fine-tunes the large model, Table 5 the base one)."""
+    return nmt["settings"][setting].get("init", nmt.get("init", next(iter(encoders))))
+
+
+def settings(nmt: dict, setting: str, system: str, pair: str | None = None) -> dict:
+    """A job's ``NMTSettings`` fields: the setting's recipe, the pair's own fields (``recipe_by_pair``: a job that
+    trains one pair, stage 2 or the baseline), the seed, the system's own switch (the logit bias)."""
+    by_pair = nmt["settings"][setting].get("recipe_by_pair", {}).get(pair, {}) if pair else {}
+    s = {**recipe(nmt, setting), **by_pair, "seed": nmt.get("seed", 1)}
     if system.endswith(NOBIAS):
         s["logit_bias"] = False
     return s

@@ -53,6 +53,7 @@ class NMTSettings:
     warmup_updates: int = 4000
     max_tokens: int = 4096
     dropout: float = 0.1
+    decoder_layers: int = 4  # section 4.2: "a shallower decoder with 4 identical layers"
     label_smoothing: float = 0.1
     weight_decay: float = 0.0001
     clip_norm: float = 0.0
@@ -65,6 +66,7 @@ class NMTSettings:
     # pre-training adds); otherwise a fairseq architecture (the paper's Transformer-base / big)
     baseline_arch: str = "same"
     baseline_args: list[str] = field(default_factory=list)  # extra fairseq arguments (smaller shapes)
+    baseline_dropout: float | None = None  # a fairseq baseline's dropout (None: ``dropout``); Transformer big: 0.3
     logit_bias: bool = True
     # bf16: our encoder-decoder autocasts (--autocast-bf16, fp32 weights). A fairseq baseline architecture cannot
     # take fairseq 0.12's --bf16, which sets --tpu and then asks torch_xla for the device (found by the rehearsal:
@@ -148,12 +150,14 @@ def _train(args: list[str], data: Path, save_dir: Path) -> None:
     _run([sys.executable, "-m", "fairseq_cli.train", *args], save_dir / "train.log")
 
 
-def _common(s: NMTSettings, data: Path, save_dir: Path, lr: float, max_update: int) -> list[str]:
+def _common(s: NMTSettings, data: Path, save_dir: Path, lr: float, max_update: int,
+            dropout: float | None = None) -> list[str]:
     cpu = not torch.cuda.is_available()
     return [str(data), "--user-dir", str(PLUGIN), "--task", "translation_hf", "-s", "src", "-t", "tgt",
             "--save-dir", str(save_dir), "--optimizer", "adam", "--adam-betas", "(0.9, 0.98)", "--lr", str(lr),
             "--lr-scheduler", "inverse_sqrt", "--warmup-updates", str(s.warmup_updates), "--warmup-init-lr", "1e-07",
-            "--max-tokens", str(s.max_tokens), "--max-update", str(max_update), "--dropout", str(s.dropout),
+            "--max-tokens", str(s.max_tokens), "--max-update", str(max_update),
+            "--dropout", str(s.dropout if dropout is None else dropout),
             "--weight-decay", str(s.weight_decay), "--clip-norm", str(s.clip_norm),
             "--criterion", "label_smoothed_cross_entropy", "--label-smoothing", str(s.label_smoothing),
             "--validate-interval-updates", str(s.validate_interval_updates), "--save-interval-updates",
@@ -168,7 +172,7 @@ def _finish(save_dir: Path, info: dict, fairseq_arch: bool = False) -> None:
 
 
 def _hf(s: NMTSettings, encoder: Path) -> list[str]:
-    return ["--arch", "hf_encoder_transformer", "--hf-encoder", str(encoder),
+    return ["--arch", "hf_encoder_transformer", "--hf-encoder", str(encoder), "--decoder-layers", str(s.decoder_layers),
             *(["--cls-logit-bias"] if s.logit_bias else []), *(["--autocast-bf16"] if s.bf16 else [])]
 
 
@@ -188,7 +192,8 @@ def baseline_arguments(s: NMTSettings, data: Path, encoder: Path | None, save_di
     ``baseline_arch: same`` (its weights are not used)."""
     arch = ([*_hf(replace(s, logit_bias=False), encoder), "--hf-random-init"] if s.baseline_arch == "same"
             else ["--arch", s.baseline_arch, "--share-decoder-input-output-embed", *baseline_precision(s)])
-    return [*_common(s, data, save_dir, s.stage1_lr or s.lr, s.baseline_max_update), *arch, "--patience",
+    dropout = s.baseline_dropout if s.baseline_arch != "same" else None
+    return [*_common(s, data, save_dir, s.stage1_lr or s.lr, s.baseline_max_update, dropout), *arch, "--patience",
             str(s.stage1_patience), *s.baseline_args]
 
 

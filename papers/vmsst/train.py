@@ -89,6 +89,7 @@ def pretrained_decoder(spec: EncoderSpec, dropout: float) -> tuple[nn.Module, nn
 
 class VMSSTRecipe:
     paper = "vmsst"
+    same_step_as = staticmethod(variants.same_step_as)  # the census's stand-in for a routed run too large to build
 
     def _resolve(self, cfg: dict, run: RunArguments):
         spec = encoder_spec(cfg["encoders"][run.init], run.tokenizer)

@@ -66,3 +66,14 @@ def resolve(name: str, cfg: dict, init: str, encoder_layers: int) -> tuple[Setti
         raise ValueError(f"unknown VMSST run {name!r}; expected one of {OBJECTIVES}, {ABLATIONS}, vmsst_full "
                          "or <vmsst|contrastive>_b<factor>")
     return Settings(objective="vmsst", **{**base, **ablation}), overrides, languages
+
+
+def same_step_as(name: str) -> str | None:
+    """The run whose training step does the same work per pair as run ``name``, where the two differ: the routed
+    variants keep several language encoders of one shape (``vmsst_4enc``: four; ``vmsst_full``: one per language) or
+    decoders (``vmsst_full``: one per language), and each sentence passes exactly one of them (``VMSST.
+    language_variable``, ``VMSST.decode_nll``), so per pair their FLOPs and saved activations are those of the twin
+    encoder and shared decoder on the same languages; only their parameters differ. The census counts that run's
+    step where the routed model is too large to build (common/census/__main__.py), and
+    tests/papers/vmsst/test_variants.py checks the equality at a small width."""
+    return {"vmsst_4enc": "vmsst", "vmsst_full": "vmsst_l4"}.get(name)

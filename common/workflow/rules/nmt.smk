@@ -16,36 +16,37 @@ wildcard_constraints:
     model="[^/]+",
 
 
-NMT_INIT = NMT.get("init", next(iter(CFG["encoders"])))  # the encoder setting whose runs are fine-tuned
+def nmt_init(setting):
+    """The encoder setting whose runs ``setting`` fine-tunes (common/nmt/plan.py)."""
+    return nmtplan.encoder_init(NMT, setting, CFG["encoders"])
+
+
 NMT_ROOT = P.paper_results
 NMT_GPUS = NMT["recipe"].get("gpus", 0)  # fairseq's --distributed-world-size (one process per GPU)
 
 
-def nmt_recipe(setting):
-    return nmtplan.recipe(NMT, setting)
+def nmt_settings_json(setting, system, pair=None):
+    """NMTSettings as JSON (common/nmt/plan.py: the setting's recipe, the pair's, the seed, the system's logit
+    bias)."""
+    return json.dumps(nmtplan.settings(NMT, setting, system, pair))
 
 
-def nmt_settings_json(setting, system):
-    """NMTSettings as JSON (common/nmt/plan.py: the setting's recipe, the seed, the system's logit bias)."""
-    return json.dumps(nmtplan.settings(NMT, setting, system))
+def nmt_encoder(setting, system):
+    """The saved model a system fine-tunes in a setting (the train rule's output folder)."""
+    return f"{P.run_dir(nmt_init(setting), nmtplan.pretrained_run(system), NMT['encoder_seed'])}/model"
 
 
-def nmt_encoder(system):
-    """The saved model a system fine-tunes (the train rule's output folder)."""
-    return f"{P.run_dir(NMT_INIT, nmtplan.pretrained_run(system), NMT['encoder_seed'])}/model"
-
-
-def nmt_encoder_dir(system):
+def nmt_encoder_dir(setting, system):
     """The HF encoder folder inside it: a language-specific pair (dual-encoder) gives the side that reads the
     source language (``encoder_side``)."""
     side = NMT.get("encoder_side", {}).get(system)
-    return f"{nmt_encoder(system)}/{side}" if side else nmt_encoder(system)
+    return f"{nmt_encoder(setting, system)}/{side}" if side else nmt_encoder(setting, system)
 
 
 rule nmt_data:
     input:
         corpus=rules.corpus.output.manifest,
-        tokenizer=f"{P.paper_results}/tokenizer/{NMT_INIT}/shared",
+        tokenizer=lambda wc: f"{P.paper_results}/tokenizer/{nmt_init(wc.setting)}/shared",
     output:
         directory(f"{NMT_ROOT}/nmt/data/{{setting}}"),
     params:
@@ -67,14 +68,14 @@ rule nmt_data:
 rule nmt_stage1:
     input:
         data=f"{NMT_ROOT}/nmt/data/{{setting}}",
-        encoder=lambda wc: nmt_encoder(wc.system),
+        encoder=lambda wc: nmt_encoder(wc.setting, wc.system),
     output:
         f"{NMT_ROOT}/nmt/{{setting}}/{{system}}/stage1/done.json",
     wildcard_constraints:
         system=f"(?!{nmtplan.RANDOM}$)[^/]+",
     params:
         settings=lambda wc: nmt_settings_json(wc.setting, wc.system),
-        encoder=lambda wc: nmt_encoder_dir(wc.system),
+        encoder=lambda wc: nmt_encoder_dir(wc.setting, wc.system),
         save=lambda wc, output: str(Path(output[0]).parent),
     threads: TRAIN.get("threads", 1)
     resources:
@@ -94,13 +95,13 @@ rule nmt_stage1:
 rule nmt_stage2:
     input:
         data=f"{NMT_ROOT}/nmt/data/{{setting}}",
-        encoder=lambda wc: nmt_encoder(wc.system),
+        encoder=lambda wc: nmt_encoder(wc.setting, wc.system),
         stage1=f"{NMT_ROOT}/nmt/{{setting}}/{{system}}/stage1/done.json",
     output:
         f"{NMT_ROOT}/nmt/{{setting}}/{{system}}/stage2/{{pair}}/done.json",
     params:
-        settings=lambda wc: nmt_settings_json(wc.setting, wc.system),
-        encoder=lambda wc: nmt_encoder_dir(wc.system),
+        settings=lambda wc: nmt_settings_json(wc.setting, wc.system, wc.pair),
+        encoder=lambda wc: nmt_encoder_dir(wc.setting, wc.system),
         save=lambda wc, output: str(Path(output[0]).parent),
         stage1=lambda wc, input: str(Path(input.stage1).parent),
     threads: TRAIN.get("threads", 1)
@@ -122,9 +123,9 @@ rule nmt_stage2:
 def nmt_random_shape(wc):
     """``baseline_arch: same``: a pre-trained system's encoder folder gives the random-init model its shape (its
     weights are not used); a fairseq architecture needs nothing but the data."""
-    if nmt_recipe(wc.setting).get("baseline_arch", "same") != "same":
+    if nmtplan.settings(NMT, wc.setting, nmtplan.RANDOM, wc.pair).get("baseline_arch", "same") != "same":
         return []
-    return [nmt_encoder(nmt_shape_system(wc.setting))]
+    return [nmt_encoder(wc.setting, nmt_shape_system(wc.setting))]
 
 
 def nmt_shape_system(setting):
@@ -138,8 +139,8 @@ rule nmt_random:
     output:
         f"{NMT_ROOT}/nmt/{{setting}}/{nmtplan.RANDOM}/{{pair}}/done.json",
     params:
-        settings=lambda wc: nmt_settings_json(wc.setting, nmtplan.RANDOM),
-        arch=lambda wc: nmt_encoder_dir(nmt_shape_system(wc.setting)) if nmt_random_shape(wc) else "none",
+        settings=lambda wc: nmt_settings_json(wc.setting, nmtplan.RANDOM, wc.pair),
+        arch=lambda wc: nmt_encoder_dir(wc.setting, nmt_shape_system(wc.setting)) if nmt_random_shape(wc) else "none",
         save=lambda wc, output: str(Path(output[0]).parent),
     threads: TRAIN.get("threads", 1)
     resources:
