@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU acceptance of the paper path in one command (README, "Accepting the paper scale on a GPU"):
+# GPU acceptance of the paper path in one command (docs/cluster.md, "GPU acceptance"):
 #   bash scripts/gpu_acceptance.sh                 # on a machine with a GPU, after scripts/install.sh
 #   bash scripts/gpu_acceptance.sh --device cpu    # the CPU fallback (the test suite runs it)
 # Runs the trainer under bf16 and fp16 with an exact-resume check, every paper's rehearsal on the device (NCCL,

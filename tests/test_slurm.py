@@ -31,9 +31,9 @@ STATE = Path(os.environ.get("SLURM_LOCAL_STATE", "/tmp/slurm-local"))
 def slurm():
     if os.geteuid() != 0:
         pytest.skip("starting a local Slurm needs root (apt-get, slurmctld/slurmd); "
-                    "see README, 'Running on a Slurm cluster'")
+                    "see docs/cluster.md")
     if not shutil.which("apt-get") and not shutil.which("slurmctld"):
-        pytest.skip("no apt-get to install slurm-wlm and munge; see README, 'Running on a Slurm cluster'")
+        pytest.skip("no apt-get to install slurm-wlm and munge; see docs/cluster.md")
     started = subprocess.run(["bash", str(SCRIPT), "start"], capture_output=True, text=True,
                              env={**os.environ, "SLURM_LOCAL_GPUS": "2"})
     if started.returncode != 0:

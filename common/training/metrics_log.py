@@ -1,7 +1,7 @@
 """A training run's trace: ``metrics.jsonl`` (one JSON line per logged step) and TensorBoard event files beside
 it (``<run>/tensorboard/``: the same scalars -- losses, learning rate, throughput, peak memory -- plus the
 evaluation scores that ``python -m common.eval --tensorboard`` adds under ``eval/``). Watch a cluster run with
-``tensorboard --logdir <results_root>/paper/<paper>/models`` (README, "Watching a run").
+``tensorboard --logdir <results_root>/paper/<paper>/models`` (docs/cluster.md, "Watching a run").
 
 Rank 0 writes. On resume from step N, lines after N are dropped from ``metrics.jsonl`` and TensorBoard is told to
 purge events after N (``purge_step``), so both read as one uninterrupted run.
