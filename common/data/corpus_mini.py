@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from common.data import bucc_mini, corpora, loaders, translation, xquad_qa, xquad_questions
+from common.data import bucc_mini, corpora, loaders, staged_pairs, translation, xquad_qa, xquad_questions
 from common.data.cleaning import PairCleaner
 from common.data.corpus_parts import (
     BUCC_SPLITS,
@@ -94,7 +94,8 @@ def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
     # a set that is training data in this corpus (VMSST trains on XNLI dev translations; it reports no XNLI)
     for source in spec.get("not_evaluated", []):
         evals_by_source.pop(source)
-    raw = _mini_training_pairs(data_root, spec, evals_by_source)
+    staged = staged_sources(data_root, spec)
+    raw = _mini_training_pairs(data_root, spec, evals_by_source, staged)
     # BUCC-style benchmark from held-out real translations (common.data.bucc_mini); its distractors avoid every
     # training sentence and every other evaluation set (a distractor seen elsewhere is no distractor)
     elsewhere = LeakageFilter(s for sents in evals_by_source.values() for s in sents)
@@ -132,12 +133,15 @@ def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
         "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "pairs_before": before,
                     "eval_sentences": len(evals), "eval_sources": {k: len(v) for k, v in evals_by_source.items()},
                     "bucc_distractors_excluded": sum(s["distractors_excluded"] for s in bucc_stats.values()),
-                    "nli_dropped": nli_dropped},
+                    "nli_dropped": nli_dropped,
+                    **({"by_source": source_counts(staged, evals)} if staged else {})},
     }
 
 
-def _mini_training_pairs(data_root: Path, spec: dict, evals_by_source: dict) -> dict[str, list[tuple[str, str]]]:
-    """The mini corpus's training pairs per language before the leakage rule."""
+def _mini_training_pairs(data_root: Path, spec: dict, evals_by_source: dict,
+                         staged: dict[str, dict[str, list[tuple[str, str]]]]) -> dict[str, list[tuple[str, str]]]:
+    """The mini corpus's training pairs per language before the leakage rule (``staged``: the staged sources'
+    pairs, :func:`staged_sources`)."""
     raw: dict[str, list[tuple[str, str]]] = {}
     for xx in spec["multi30k"]:
         raw.setdefault(ISO3[xx], []).extend(
@@ -149,11 +153,38 @@ def _mini_training_pairs(data_root: Path, spec: dict, evals_by_source: dict) -> 
         raw.setdefault(ISO3[xx], []).extend(_stsb_mt_pairs(data_root / "sts" / "stsb_multi_mt", xx, "train"))
     for name in spec.get("wmt", []):
         raw.setdefault("cmn", []).extend(_wmt_pairs(data_root / "wmt", name))
+    for by_lang in staged.values():
+        for lang, pairs in by_lang.items():
+            raw.setdefault(lang, []).extend(pairs)
     for xx in spec.get("xnli_dev", []):
         if "xnli_dev" in evals_by_source:
             raise ValueError("corpus.mini.xnli_dev trains on XNLI dev: list 'xnli_dev' under not_evaluated too")
         raw.setdefault(ISO3[xx], []).extend(_xnli_pairs(data_root / "xnli_dev", xx))
     return raw
+
+
+def _staged(folder: Path, sel: staged_pairs.Selection) -> dict[str, list[tuple[str, str]]]:
+    pairs = {}
+    for lang in sel.languages:
+        pairs[lang], short = staged_pairs.select(staged_pairs.read_source(folder, lang), sel, lang)
+        if short:
+            log.info("%s %s: %d pairs dropped, foreign side under %.2f of the English", folder.name, lang, short,
+                     sel.min_length_ratio)
+    return pairs
+
+
+def staged_sources(data_root: Path, spec: dict) -> dict[str, dict[str, list[tuple[str, str]]]]:
+    """Source -> language -> the pairs the config takes of the staged sources (``corpus.mini.parallel``)."""
+    return {source: _staged(data_root / source, staged_pairs.Selection.from_config(sel))
+            for source, sel in spec.get("parallel", {}).items()}
+
+
+def source_counts(staged: dict[str, dict[str, list[tuple[str, str]]]],
+                  evals: LeakageFilter) -> dict[str, dict[str, dict[str, int]]]:
+    """Per staged source and language: the pairs taken (after the share and the length filter) and how many of
+    them the leakage rule drops (counted before the corpus merges the sources and removes duplicates)."""
+    return {source: {lang: {"taken": len(pairs), "leaked": evals.filter_pairs(pairs)[1]}
+                     for lang, pairs in by_lang.items()} for source, by_lang in staged.items()}
 
 
 @corpora.register_corpus("mini")

@@ -25,7 +25,7 @@ from common.nmt import plan as nmtplan
 from common.report.claims import Difference, interval, item_metric
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
-from common.report.tables import Table
+from common.report.tables import Table, leakage_note
 
 
 def cell(task: str, seeds: list[dict]) -> Difference:
@@ -107,8 +107,8 @@ def table(ctx: ReportContext, values: dict, nmt: dict | None) -> Table:
     tasks = ctx.cfg["tasks"]
     notes = [f"Scale '{ctx.scale}': {ctx.cfg['description'].strip()}",
              f"Every method: encoder '{next(iter(ctx.cfg['encoders']))}', {ctx.cfg['training']['max_steps']} steps x "
-             f"{ctx.cfg['training']['global_batch_size']} pairs, seeds {ctx.cfg['seeds']}, the same corpus "
-             f"(leakage rule dropped {ctx.manifest['leakage']['dropped_total']} training pairs).",
+             f"{ctx.cfg['training']['global_batch_size']} pairs, seeds {ctx.cfg['seeds']}, the same corpus. "
+             + leakage_note(ctx.manifest),
              "Main scores: " + "; ".join(f"{t} = {get_task(t).main_score}" for t in tasks) + ".",
              "95% CI: Student t over the seeds plus a cluster bootstrap over the test items (1000 replicates), "
              "as in the papers' claims tables (common/report/claims.py); two methods whose intervals overlap may "

@@ -30,6 +30,19 @@ def departures_note(cfg: dict) -> str:
     return (" Departures from the paper: " + " ".join(f"({i}) {d}" for i, d in enumerate(items, 1))) if items else ""
 
 
+def leakage_note(manifest: dict) -> str:
+    """The leakage rule's count and, where the corpus took staged parallel sources (``corpus.mini.parallel``), what
+    each gave per language: a table says which sources trained its models."""
+    leak = manifest["leakage"]
+    text = f"Leakage rule dropped {leak['dropped_total']} training pairs."
+    by_source = leak.get("by_source")
+    if by_source:
+        text += " Staged parallel sources trained on (pairs taken, of which dropped as leaked): " + "; ".join(
+            f"{source}: " + ", ".join(f"{lang} {c['taken']:,} ({c['leaked']:,})" for lang, c in sorted(langs.items()))
+            for source, langs in by_source.items()) + "."
+    return text
+
+
 def fmt(value, digits: int = 1) -> str:
     if value is None:
         return "–"

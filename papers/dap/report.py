@@ -19,7 +19,7 @@ from common.report.cli import ReportContext, main
 from common.report.figures import panels
 from common.report.results import seed_stat, stat
 from common.report.specs import Col, Ref, Row, TableSpec
-from common.report.tables import Table
+from common.report.tables import Table, leakage_note
 from papers.dap.runs import TASKS, registry
 from papers.dap.variants import INIT, MAIN, ablation_variants
 
@@ -60,7 +60,7 @@ INIT_NOTE = ("'(no pre-training)': the initial encoder evaluated as it is, poole
 
 def where(ctx: ReportContext) -> str:
     return (f"Ours: scale '{ctx.scale}' — {ctx.cfg['description'].strip()} Seeds {ctx.cfg['seeds']} (mean). "
-            f"Leakage rule dropped {ctx.manifest['leakage']['dropped_total']} training pairs.")
+            + leakage_note(ctx.manifest))
 
 
 def table1(ctx: ReportContext) -> Table:

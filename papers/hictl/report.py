@@ -20,7 +20,7 @@ from common.report.claims import INTERVAL_NOTE, Combined, paired_difference, ver
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
 from common.report.results import seed_stat, stat
-from common.report.tables import Table, fmt
+from common.report.tables import Table, fmt, leakage_note
 from papers.hictl.runs import FIGURE4, MAIN, registry
 from papers.hictl.variants import ABLATIONS
 
@@ -90,7 +90,7 @@ def paper_row(cells: list) -> list:
 
 def where(ctx: ReportContext) -> str:
     return (f"Ours: scale '{ctx.scale}' — {ctx.cfg['description'].strip()} Seeds {ctx.cfg['seeds']} (mean ± sd). "
-            f"Leakage rule dropped {ctx.manifest['leakage']['dropped_total']} training pairs.")
+            + leakage_note(ctx.manifest))
 
 
 def task_note(ctx: ReportContext) -> str:

@@ -16,7 +16,7 @@ from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
 from common.report.results import ResultStore, mean, seed_stat, stat
 from common.report.specs import Col, Ref, Row, TableSpec
-from common.report.tables import Table
+from common.report.tables import Table, leakage_note
 from papers.moco.runs import INIT, SHOWCASE, TASKS, registry
 from papers.moco.variants import analysis_runs
 
@@ -64,8 +64,7 @@ class Results:
 def where(cfg: dict, scale: str, manifest: dict) -> str:
     lang = manifest["train_languages"][0]
     return (f"Ours: scale '{scale}' — {cfg['description'].strip()} Language pair {lang}-en. Seeds {cfg['seeds']} "
-            f"(mean) for the main runs, seed {cfg['seeds'][0]} for the rest. Leakage rule dropped "
-            f"{manifest['leakage']['dropped_total']} training pairs.")
+            f"(mean) for the main runs, seed {cfg['seeds'][0]} for the rest. " + leakage_note(manifest))
 
 
 def build_tables(res: Results, rep: dict, manifest: dict, cfg: dict, scale: str) -> tuple[list[Table], dict]:

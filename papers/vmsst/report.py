@@ -18,7 +18,7 @@ from common.report.claims import INTERVAL_NOTE, Combined, Gap, paired_difference
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
 from common.report.results import seed_stat, stat
-from common.report.tables import Table, departures_note
+from common.report.tables import Table, departures_note, leakage_note
 from papers.vmsst.runs import CLAIMED, TABLE6, TASKS, registry
 from papers.vmsst.score import score
 from papers.vmsst.variants import ABLATIONS
@@ -37,7 +37,7 @@ COLUMNS = ["Eng.", "XL", "XL (s.)", "XL (d.)", "Tatoeba", "BUCC (c.)", "BUCC (m.
 
 def where(ctx: ReportContext) -> str:
     return (f"Ours: scale '{ctx.scale}' — {ctx.cfg['description'].strip()} Seeds {ctx.cfg['seeds']} (mean ± sd). "
-            f"Leakage rule dropped {ctx.manifest['leakage']['dropped_total']} training pairs."
+            + leakage_note(ctx.manifest)
             + departures_note(ctx.cfg))
 
 

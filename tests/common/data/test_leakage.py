@@ -45,7 +45,7 @@ def test_mini_corpus_has_no_evaluation_sentence(data_root, tmp_path):
     from common.data.corpus_mini import _mini_training_pairs, evaluation_sentences
 
     elsewhere = {normalize(x) for sents in evaluation_sentences(data_root).values() for x in sents}
-    elsewhere |= {normalize(x) for pairs in _mini_training_pairs(data_root, spec, {}).values() for p in pairs
+    elsewhere |= {normalize(x) for pairs in _mini_training_pairs(data_root, spec, {}, {}).values() for p in pairs
                   for x in p}
     for split in ("sample", "training", "test"):
         b = loaders.read_bucc(tmp_path / "bucc", "zh-en", split)
