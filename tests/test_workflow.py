@@ -72,8 +72,14 @@ def test_dap_smoke(smoke):
     fig = smoke / "figures/dap/smoke"
     tables = ["table1_tatoeba", "table2_bucc_training", "table3_bucc_test", "table4_xnli", "table5_direction",
               "table6_efficiency", "table7_xx2en", "table8_en2xx", "figure3_rho", "figure4_depth", "claims"]
-    paths = assert_report(smoke, "papers/dap/all", "figures/dap/smoke", tables, ["figure3_rho", "figure4_depth"])
+    paths = assert_report(smoke, "papers/dap/all", "figures/dap/smoke", tables,
+                          ["figure3_rho", "figure4_depth", "figure_learning_curve"])
     assert any(p.endswith("model.safetensors") and r == "train" for p, (_, r) in paths.items())
+    # the learning curve (config learning_curve): TR's snapshot at step 20 evaluated on its own
+    assert (smoke / "results/smoke/dap/models/scratch/tr/seed1/snapshots/step20/model.safetensors").exists()
+    point = json.loads((smoke / "results/smoke/dap/curve/scratch/tr/seed1/step20/tatoeba@cosine.json").read_text())
+    final = json.loads((smoke / "results/smoke/dap/eval/scratch/tr/seed1/tatoeba@cosine.json").read_text())
+    assert point["task_name"] == "tatoeba@cosine" and point["scores"]["main_score"] != final["scores"]["main_score"]
     assert sum(p.endswith("tatoeba@cosine.json") and r == "evaluate" for p, (_, r) in paths.items()) == 12
     table1 = (fig / "table1_tatoeba.md").read_text()
     assert "paper mBERT" in table1 and "scale 'smoke'" in table1

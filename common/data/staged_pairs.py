@@ -25,8 +25,8 @@ COLUMNS = {"anki_pairs": 2, "ntrex128": 2, "bible_corpus": 3}
 
 @dataclass(frozen=True)
 class Selection:
-    """What a corpus config takes of one source: languages, the share of each file (a seeded sample, in file
-    order), an optional cap per language and the length-ratio filter."""
+    """What a corpus config takes of one source: languages, the share of each file and an optional cap per language
+    (a seeded sample, in file order) and the length-ratio filter."""
 
     languages: tuple[str, ...]
     share: float = 1.0
@@ -75,13 +75,14 @@ def read_source(folder: Path, lang: str) -> list[tuple[str, str]]:
 
 def select(pairs: list[tuple[str, str]], sel: Selection, lang: str) -> tuple[list[tuple[str, str]], int]:
     """The pairs ``sel`` keeps of one language's file and how many the length-ratio filter dropped: the filter
-    first, then a seeded sample of ``share`` (file order kept), then the cap."""
+    first, then a seeded sample of ``share`` of them, at most ``max_pairs`` (in file order). A sample, not the
+    head: the Anki files are sorted by length, their first pairs the shortest."""
     kept = [(xx, en) for xx, en in pairs if len(xx) >= sel.min_length_ratio * len(en)]
     short = len(pairs) - len(kept)
-    if sel.share < 1.0:
-        rng = random.Random(f"{sel.seed}:{lang}")
-        chosen = sorted(rng.sample(range(len(kept)), round(sel.share * len(kept))))
-        kept = [kept[i] for i in chosen]
+    size = round(sel.share * len(kept))
     if sel.max_pairs is not None:
-        kept = kept[:sel.max_pairs]
+        size = min(size, sel.max_pairs)
+    if size < len(kept):
+        chosen = sorted(random.Random(f"{sel.seed}:{lang}").sample(range(len(kept)), size))
+        kept = [kept[i] for i in chosen]
     return kept, short

@@ -3,6 +3,7 @@
 # only some runs have (MoCo-BERT's t-SNE, XNLI for single-encoder methods of the leaderboard) gets
 # a job of its own. With eval.job_per_task (the paper scale), every task is a job of its own, so
 # one failed or timed-out task (hours of XNLI fine-tuning) does not redo the others.
+import os
 import re
 
 EVAL_DIR = f"{P.paper_results}/eval/{{init}}/{{method}}/seed{{seed}}"
@@ -62,3 +63,35 @@ use rule evaluate as evaluate_task with:
         P.log("eval/{init}/{method}/seed{seed}/{task}"),
     benchmark:
         P.bench("eval/{init}/{method}/seed{seed}/{task}")
+
+
+CURVE = CFG.get("learning_curve")
+CURVE_JSONS = ([f"{P.paper_results}/curve/{r.init}/{r.method}/seed{r.seed}/step{s}/{CURVE['task']}.json"
+                for r in REG if r.method in CURVE["methods"] and r.init == next(iter(CFG["encoders"]))
+                for s in CURVE["steps"] if s < int(TRAIN["max_steps"])] if CURVE else [])
+
+
+rule learning_curve_point:
+    """A snapshot of a run (``--snapshot_steps``) on the learning curve's task (common/report/curves.py)."""
+    input:
+        summary=f"{P.paper_results}/models/{{init}}/{{method}}/seed{{seed}}/summary.json",
+        corpus=rules.corpus.output.manifest,
+    output:
+        f"{P.paper_results}/curve/{{init}}/{{method}}/seed{{seed}}/step{{step}}/{{task}}.json",
+    threads: TRAIN.get("threads", 1)
+    resources:
+        **job_resources(CFG, "evaluate"),
+    params:
+        model=lambda wc: f"{P.run_dir(wc.init, wc.method, wc.seed)}/snapshots/step{wc.step}",
+        scale=SCALE,
+        batch_size=CFG["eval"]["batch_size"],
+        precision=CFG["eval"].get("precision", "fp32"),
+        out_dir=lambda wc, output: os.path.dirname(output[0]),
+    log:
+        P.log("curve/{init}/{method}/seed{seed}/step{step}/{task}"),
+    benchmark:
+        P.bench("curve/{init}/{method}/seed{seed}/step{step}/{task}")
+    shell:
+        "OMP_NUM_THREADS={threads} python -m common.eval --task {wildcards.task} --model-dir {params.model} "
+        "--corpus {input.corpus} --scale {params.scale} --seed {wildcards.seed} --batch-size {params.batch_size} "
+        "--precision {params.precision} --out-dir {params.out_dir} > {log} 2>&1"

@@ -1,6 +1,8 @@
 # Every table and figure of the experiment, the paper's numbers beside ours: REPORT_MODULE reads the
 # results JSON of every run of the registry (and REPORT_INPUTS, e.g. DAP's Table 6 measurement).
 
+from common.report.vocabulary_table import extended as extended_vocabulary
+
 EVAL_JSONS = [P.eval_json(r.init, r.method, r.seed, t) for r, t in REG.evaluations()]
 
 
@@ -11,12 +13,14 @@ def report_files(out, tables, figures):
             + [f"{out}/{f}.{ext}" for f in figures for ext in ("png", "pdf")] + [f"{out}/README.md"])
 
 
-REPORT_FILES = report_files(P.figures, TABLES, FIGURES)
+REPORT_FILES = report_files(P.figures, TABLES + (["table_vocabulary"] if extended_vocabulary(CFG) else []),
+                            FIGURES + (["figure_learning_curve"] if CFG.get("learning_curve") else []))
 
 
 rule report:
     input:
         evals=EVAL_JSONS,
+        curve=CURVE_JSONS,
         corpus=rules.corpus.output.manifest,
         extra=REPORT_INPUTS,
     output:

@@ -8,6 +8,14 @@ def tokenizer_inputs(wc):
     return [f"{P.paper_results}/tokenizer/{wc.init}/{s}" for s in tokenizers.sides(enc)]
 
 
+def snapshot_steps(wc):
+    """The snapshots a learning curve evaluates (config learning_curve; common/report/curves.py)."""
+    curve = CFG.get("learning_curve")
+    if not curve or wc.method not in curve["methods"]:
+        return ""
+    return "--snapshot_steps " + " ".join(str(s) for s in curve["steps"] if s < int(TRAIN["max_steps"]))
+
+
 def rehearsed_time_limit(wc):
     """The rehearsal's simulated time limit, for the one run it names (training.rehearse_time_limit)."""
     r = TRAIN.get("rehearse_time_limit")
@@ -32,6 +40,7 @@ rule train:
         launcher=TRAIN_SHAPE.command,
         rank_threads=TRAIN_SHAPE.rank_threads,
         rehearse=rehearsed_time_limit,
+        snapshots=snapshot_steps,
     threads: TRAIN_SHAPE.threads
     # the rehearsal's time limit ends one run's first attempt with EXIT_RESUME; the retry resumes. Otherwise the
     # command line's --retries (profiles/slurm: 2) applies
@@ -46,4 +55,4 @@ rule train:
     shell:
         "OMP_NUM_THREADS={params.rank_threads} {params.launcher} -m {params.module} --experiment {params.experiment} --scale {params.scale} "
         "--method {params.method} --init {wildcards.init} --seed {wildcards.seed} --corpus {input.corpus} "
-        "--tokenizer {params.tokenizer} --output_dir {params.run_dir} {params.rehearse} > {log} 2>&1"
+        "--tokenizer {params.tokenizer} --output_dir {params.run_dir} {params.rehearse} {params.snapshots} > {log} 2>&1"

@@ -34,15 +34,17 @@ def test_layouts_checksums_and_bad_rows(tmp_path):
         staged_pairs.read_source(tmp_path / "ntrex128", "ita")
 
 
-def test_selection_filters_then_samples_then_caps():
+def test_selection_filters_then_samples_a_share_at_most_the_cap():
     pairs = [(f"x{i}" * (1 if i % 4 else 5), f"english {i}") for i in range(100)]  # 25 long foreign sides
     kept, short = staged_pairs.select(pairs, staged_pairs.Selection(("spa",), min_length_ratio=0.4), "spa")
     assert short == 75 and kept == [p for i, p in enumerate(pairs) if i % 4 == 0]
     half, _ = staged_pairs.select(pairs, staged_pairs.Selection(("spa",), share=0.5), "spa")
     again, _ = staged_pairs.select(pairs, staged_pairs.Selection(("spa",), share=0.5), "spa")
     assert len(half) == 50 and half == again and half == sorted(half, key=pairs.index)
-    capped, _ = staged_pairs.select(pairs, staged_pairs.Selection(("spa",), share=0.5, max_pairs=7), "spa")
-    assert capped == half[:7]
+    capped, _ = staged_pairs.select(pairs, staged_pairs.Selection(("spa",), max_pairs=7), "spa")
+    assert len(capped) == 7 and capped == sorted(capped, key=pairs.index) and capped != pairs[:7]  # not the head
+    both, _ = staged_pairs.select(pairs, staged_pairs.Selection(("spa",), share=0.5, max_pairs=70), "spa")
+    assert len(both) == 50
 
 
 def test_anki_pairs_lose_their_tatoeba_test_sentences_after_normalisation(data_root):
@@ -66,7 +68,8 @@ def test_the_mini_corpus_takes_staged_sources_and_counts_their_leaks(data_root, 
                      "gold_per_split": {"sample": 5, "training": 5, "test": 5}, "english_per_split": 50, "seed": 1}}
     manifest = prepare("mini", tmp_path, data_root, spec)
     by_source = manifest["leakage"]["by_source"]
-    assert by_source["ntrex128"]["ita"] == {"taken": 300, "leaked": 0}
+    ntrex = by_source["ntrex128"]["ita"]  # news: its manifest finds no exact Tatoeba overlap; normalised, against
+    assert ntrex["taken"] == 300 and ntrex["leaked"] < 5  # every evaluation set, a few short lines match
     assert by_source["anki_pairs"]["hin"]["taken"] == 2979 and by_source["anki_pairs"]["hin"]["leaked"] > 261
     assert manifest["train_languages"] == ["hin", "ita"]
     train = loaders.read_tsv_pairs(manifest["train"]["hin"])

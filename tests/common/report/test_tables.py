@@ -12,3 +12,20 @@ def test_the_leakage_note_says_which_staged_sources_trained_the_model():
     assert leakage_note(staged) == (
         "Leakage rule dropped 812 training pairs. Staged parallel sources trained on (pairs taken, of which dropped "
         "as leaked): anki_pairs: hin 2,979 (12), spa 118,964 (800); ntrex128: ita 1,997 (0).")
+
+
+def test_the_vocabulary_table_reads_what_the_tokenizer_rule_saved(tmp_path):
+    import json
+
+    from common.report.vocabulary_table import extended, vocabulary_table
+
+    cfg = {"encoders": {"minilm": {"pretrained": "x", "vocabulary": {"max_new": 50}}, "scratch": {"num_layers": 2}}}
+    folder = tmp_path / "tokenizer" / "minilm" / "shared"
+    folder.mkdir(parents=True)
+    (folder / "vocabulary.json").write_text(json.dumps({
+        "old_size": 1000, "added": 40, "max_new": 50, "pieces": [],
+        "pieces_per_word": {"tur": {"before": 3.0, "after": 1.5}, "deu": {"before": 2.0, "after": 1.6}}}))
+    assert extended(cfg) == ["minilm"]
+    table = vocabulary_table(cfg, tmp_path)
+    assert table.rows == [["minilm", "deu", 2.0, 1.6, 0.8], ["minilm", "tur", 3.0, 1.5, 0.5]]
+    assert "40 pieces added to the 1,000" in table.notes[0]

@@ -1,0 +1,52 @@
+"""Learning curves (issue 35): a paper's headline metric against training steps for its main methods, every seed a
+line, so that a reader sees whether a run converged. The config's ``learning_curve`` names the methods, the steps
+(the trainer saves a snapshot there: ``--snapshot_steps``) and the task; the workflow evaluates each snapshot
+(``common/workflow/rules/evaluate.smk``, rule ``learning_curve_point``), the final model is the run's own
+evaluation and step 0 the untrained encoder's (the ``init`` run) where the registry has one."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from common.io import read_json
+from common.report.figures import plt, save
+
+
+def point_path(results: Path | str, init: str, method: str, seed: int, step: int, task: str) -> str:
+    """Where the workflow writes a snapshot's results JSON."""
+    return f"{results}/curve/{init}/{method}/seed{seed}/step{step}/{task}.json"
+
+
+def curve_points(ctx) -> dict[tuple[str, int], list[tuple[int, float]]]:
+    """(method, seed) -> [(step, the task's main score)] from step 0 (where known) to the run's last step."""
+    spec = ctx.cfg["learning_curve"]
+    init, task = next(iter(ctx.cfg["encoders"])), spec["task"]
+    store, last = ctx.store, int(ctx.cfg["training"]["max_steps"])
+    start = []
+    if any(r.method == "init" and r.init == init and task in r.tasks for r in store.registry):
+        start = [(0, store.values("init", task, "main_score", init)[0])]
+    out = {}
+    for method in spec["methods"]:
+        for seed in store.registry.seeds(method, init):
+            steps = [(s, read_json(point_path(ctx.results, init, method, seed, s, task))["scores"]["main_score"])
+                     for s in spec["steps"] if s < last]
+            final = store.values(method, task, "main_score", init, [seed])[0]
+            out[(method, seed)] = [*start, *steps, (last, final)]
+    return out
+
+
+def learning_curve_figure(ctx, out: Path, labels: dict[str, str] | None = None) -> list[Path]:
+    """The figure: one panel, a colour per method, a line per seed."""
+    points = curve_points(ctx)
+    task = ctx.cfg["learning_curve"]["task"]
+    fig, ax = plt.subplots(figsize=(5.5, 3.4), layout="constrained")
+    colours = {m: f"C{i}" for i, m in enumerate(ctx.cfg["learning_curve"]["methods"])}
+    for (method, seed), line in sorted(points.items()):
+        ax.plot(*zip(*line), marker="o", ms=3, color=colours[method], alpha=0.8,
+                label=f"{(labels or {}).get(method, method)}" if seed == min(s for m, s in points if m == method)
+                else None)
+    ax.set_xlabel("training step")
+    ax.set_ylabel(task)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    ax.set_title(f"Learning curves, scale '{ctx.scale}' (a line per seed)", fontsize=9)
+    return save(fig, out / "figure_learning_curve")
