@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 RANDOM = "random"
+PER_PAIR_FIELDS = {"lr", "stage2_max_update", "warmup_updates", "validate_interval_updates"}  # training only
 NOBIAS = "-nobias"
 
 
@@ -44,6 +45,10 @@ def settings(nmt: dict, setting: str, system: str, pair: str | None = None) -> d
     """A job's ``NMTSettings`` fields: the setting's recipe, the pair's own fields (``recipe_by_pair``: a job that
     trains one pair, stage 2 or the baseline), the seed, the system's own switch (the logit bias)."""
     by_pair = nmt["settings"][setting].get("recipe_by_pair", {}).get(pair, {}) if pair else {}
+    shaping = sorted(k for k in by_pair if not k.startswith("baseline_") and k not in PER_PAIR_FIELDS)
+    if shaping:  # stage 2 continues stage 1's checkpoint (all pairs): its model cannot change per pair
+        raise ValueError(f"nmt.settings.{setting}.recipe_by_pair.{pair}: {shaping} would give stage 2 another model "
+                         f"than stage 1's; per pair only baseline_* and {sorted(PER_PAIR_FIELDS)}")
     s = {**recipe(nmt, setting), **by_pair, "seed": nmt.get("seed", 1)}
     if system.endswith(NOBIAS):
         s["logit_bias"] = False

@@ -11,9 +11,10 @@ def tokenizer_inputs(wc):
 def snapshot_steps(wc):
     """The snapshots a learning curve evaluates (config learning_curve; common/report/curves.py)."""
     curve = CFG.get("learning_curve")
-    if not curve or wc.method not in curve["methods"]:
+    if not curve or wc.method not in curve["methods"] or wc.init != next(iter(CFG["encoders"])):
         return ""
-    return "--snapshot_steps " + " ".join(str(s) for s in curve["steps"] if s < int(TRAIN["max_steps"]))
+    steps = [str(s) for s in curve["steps"] if s < int(TRAIN["max_steps"])]
+    return "--snapshot_steps " + " ".join(steps) if steps else ""
 
 
 def rehearsed_time_limit(wc):

@@ -37,6 +37,8 @@ def test_each_table_fine_tunes_the_papers_encoder_and_decoder_depth(setting, ini
     ("high_resource", "en-de", "transformer_vaswani_wmt_en_de_big", "0.3"),
     ("high_resource", "en-fr", "transformer_vaswani_wmt_en_fr_big", "0.1"),
     ("low_resource", "ro-en", "transformer_vaswani_wmt_en_de_big", "0.3"),  # WMT'16
+    ("transfer_european", "cs-en", "transformer_vaswani_wmt_en_de_big", "0.3"),  # WMT'19
+    ("transfer_indic", "hi-en", "transformer", "0.1"),  # IITB
     ("low_resource", "en-de", "transformer", "0.1"),  # IWSLT'14: base
     ("low_resource", "en-zh", "transformer", "0.1")])
 def test_the_transformer_baselines_are_base_for_iwslt_and_big_for_wmt(setting, pair, arch, dropout):
@@ -44,3 +46,11 @@ def test_the_transformer_baselines_are_base_for_iwslt_and_big_for_wmt(setting, p
     args = baseline_arguments(job(setting, plan.RANDOM, pair), p, None, p)
     assert (flag(args, "--arch"), flag(args, "--dropout")) == (arch, dropout)
     assert flag(stage1_arguments(job(setting, "hictl_hns"), p, p, p), "--dropout") == "0.1"  # ours: the recipe's
+
+
+def test_a_pair_cannot_change_the_model_stage_2_continues():
+    nmt = {**NMT, "settings": {**NMT["settings"], "low_resource": {
+        **NMT["settings"]["low_resource"], "recipe_by_pair": {"en-de": {"decoder_layers": 2}}}}}
+    with pytest.raises(ValueError, match=r"recipe_by_pair.en-de: \['decoder_layers'\]"):
+        plan.settings(nmt, "low_resource", "hictl_hns", "en-de")
+    assert NMTSettings.from_config(plan.settings(nmt, "low_resource", "hictl_hns")).decoder_layers == 4  # stage 1

@@ -1,0 +1,22 @@
+"""VMSST's Table 8 claim (section 7.3): Δ = (VMSST − BiTranslation) on unseen languages minus the same on seen ones,
+as a paired difference whose two sides are scored on the same test items (seen and unseen languages differ)."""
+import pytest
+
+from common.report.claims import Gap, MeanOfAccuracies, paired_difference
+from papers.vmsst.report import delta_sides
+
+
+def tatoeba(*per_language: str) -> MeanOfAccuracies:
+    return MeanOfAccuracies([o for outcomes in per_language for o in (outcomes, outcomes)], tied=2)
+
+
+def test_delta_of_seen_and_unseen_gaps_by_hand():
+    # seen (one language, 4 sentences): BiTranslation 1 of 4, VMSST 2 of 4 -> +25; unseen (one language, 2
+    # sentences): 0 of 2 against 2 of 2 -> +100; Δ = 75
+    on_seen = {1: Gap(tatoeba("1000"), tatoeba("1100"))}
+    on_unseen = {1: Gap(tatoeba("00"), tatoeba("11"))}
+    with pytest.raises(ValueError, match="same test items"):  # the two gaps side by side: different items
+        paired_difference(on_seen, on_unseen)
+    a, b = delta_sides(on_seen, on_unseen)
+    assert (a[1].value(), b[1].value()) == (25.0, 100.0)
+    assert paired_difference(a, b).mean == pytest.approx(75.0)
