@@ -90,14 +90,13 @@ def _probe(paper: str, cfg: dict, run, manifest: dict, workdir: Path, ranks: int
             try:
                 counts = count_steps(paper, cfg, Run(same, run.init, run.seed), probe_rows, manifest,
                                      workdir / "same" / "x".join(map(str, probe_rows)))
+                extra = routed_extra_bytes(exc.partial, counts[-1], _micro_batch(exc.partial.training, ranks)[0],
+                                           int(cfg["encoders"][run.init]["hidden_size"]))
             except Exception as inner:  # noqa: BLE001 - the row keeps what was counted and says why not the rest
                 log.exception("census of %s's stand-in %s/%s failed", run.method, run.init, same)
                 return {**_states(exc.partial, ranks),
                         "not_counted": f"activations and FLOPs: {exc}; its stand-in {same}: {inner}"}
-            return {**_needs(counts, probe_rows, ranks, mfu, states=exc.partial,
-                             extra_activation_bytes=routed_extra_bytes(
-                                 exc.partial, counts[-1], _micro_batch(exc.partial.training, ranks)[0],
-                                 int(cfg["encoders"][run.init]["hidden_size"]))),
+            return {**_needs(counts, probe_rows, ranks, mfu, states=exc.partial, extra_activation_bytes=extra),
                     "step_counted_as": f"{run.init}/{same}", "too_large_here": str(exc)}
         except Exception as exc:  # a job the probe cannot build is listed with the reason, not dropped
             log.exception("census of %s %s/%s at %s rows failed", paper, run.init, run.method, probe_rows)

@@ -17,8 +17,7 @@ from pathlib import Path
 import yaml
 
 from common.io import read_json
-from common.report import vocabulary_table
-from common.report.curves import learning_curve_figure
+from common.report import curves, vocabulary_table
 from common.report.index import write_index
 from common.report.results import ResultStore
 from common.report.specs import TableSpec
@@ -65,7 +64,7 @@ def main(experiment: str, title: str, load_config: Callable[[str], dict], regist
                         yaml.safe_load(reported.read_text(encoding="utf-8")) if reported else {}, Path(a.results))
     tables, figures = build(ctx)
     if cfg.get("learning_curve"):  # every paper's main methods against steps (common/report/curves.py)
-        figures = {**figures, "figure_learning_curve": partial(learning_curve_figure, ctx)}
+        figures = {**figures, curves.FIGURE: partial(curves.learning_curve_figure, ctx)}
     if vocabulary_table.extended(cfg):  # pieces per word before and after an extended vocabulary
         tables = [*tables, vocabulary_table.vocabulary_table(cfg, ctx.results)]
     tables = [t.render(ctx.store) if isinstance(t, TableSpec) else t for t in tables]

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from common.io import read_json
-from common.report.figures import plt, save
+
+FIGURE = "figure_learning_curve"
 
 
 def point_path(results: Path | str, init: str, method: str, seed: int, step: int, task: str) -> str:
@@ -16,26 +17,49 @@ def point_path(results: Path | str, init: str, method: str, seed: int, step: int
     return f"{results}/curve/{init}/{method}/seed{seed}/step{step}/{task}.json"
 
 
+def curve_steps(cfg: dict) -> list[int]:
+    """The configured snapshot steps before the run's last (the last point is the run's own evaluation)."""
+    return [s for s in cfg["learning_curve"]["steps"] if s < int(cfg["training"]["max_steps"])]
+
+
+def on_curve(cfg: dict, method: str, init: str) -> bool:
+    """Whether run (method, init) is drawn: a curve method on the first encoder setting."""
+    curve = cfg.get("learning_curve")
+    return bool(curve) and method in curve["methods"] and init == next(iter(cfg["encoders"]))
+
+
+def point_paths(cfg: dict, registry, results: str) -> list[str]:
+    """Every snapshot evaluation the figure reads (the workflow's targets)."""
+    if not cfg.get("learning_curve"):
+        return []
+    task = cfg["learning_curve"]["task"]
+    return [point_path(results, r.init, r.method, r.seed, s, task) for r in registry if on_curve(cfg, r.method, r.init)
+            for s in curve_steps(cfg)]
+
+
 def curve_points(ctx) -> dict[tuple[str, int], list[tuple[int, float]]]:
     """(method, seed) -> [(step, the task's main score)] from step 0 (where known) to the run's last step."""
     spec = ctx.cfg["learning_curve"]
     init, task = next(iter(ctx.cfg["encoders"])), spec["task"]
     store, last = ctx.store, int(ctx.cfg["training"]["max_steps"])
+    steps = curve_steps(ctx.cfg)
     start = []
     if any(r.method == "init" and r.init == init and task in r.tasks for r in store.registry):
         start = [(0, store.values("init", task, "main_score", init)[0])]
     out = {}
     for method in spec["methods"]:
         for seed in store.registry.seeds(method, init):
-            steps = [(s, read_json(point_path(ctx.results, init, method, seed, s, task))["scores"]["main_score"])
-                     for s in spec["steps"] if s < last]
+            points = [(s, read_json(point_path(ctx.results, init, method, seed, s, task))["scores"]["main_score"])
+                      for s in steps]
             final = store.values(method, task, "main_score", init, [seed])[0]
-            out[(method, seed)] = [*start, *steps, (last, final)]
+            out[(method, seed)] = [*start, *points, (last, final)]
     return out
 
 
 def learning_curve_figure(ctx, out: Path, labels: dict[str, str] | None = None) -> list[Path]:
     """The figure: one panel, a colour per method, a line per seed."""
+    from common.report.figures import plt, save  # matplotlib only where a figure is drawn (the rules import this)
+
     points = curve_points(ctx)
     task = ctx.cfg["learning_curve"]["task"]
     fig, ax = plt.subplots(figsize=(5.5, 3.4), layout="constrained")
@@ -49,4 +73,4 @@ def learning_curve_figure(ctx, out: Path, labels: dict[str, str] | None = None) 
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     ax.set_title(f"Learning curves, scale '{ctx.scale}' (a line per seed)", fontsize=9)
-    return save(fig, out / "figure_learning_curve")
+    return save(fig, out / FIGURE)

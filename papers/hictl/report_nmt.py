@@ -24,7 +24,7 @@ from pathlib import Path
 from common.config import PAPER_SCALES, load_paper_config
 from common.io import read_json
 from common.nmt import plan as plan
-from common.nmt.recipe import validation_curve
+from common.nmt.recipe import NMTSettings, validation_curve
 from common.report.claims import CorpusBleu, paired_difference, verdict
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
@@ -87,7 +87,8 @@ def system_rows(ctx, setting: str, labels: dict[str, str], paper_cols: list[str]
 def encoder_note(ctx) -> str:
     nmt = ctx.cfg["nmt"]
     inits = "; ".join(f"{setting}: '{plan.encoder_init(nmt, setting, ctx.cfg['encoders'])}' with a "
-                      f"{plan.settings(nmt, setting, plan.RANDOM).get('decoder_layers', 4)}-layer decoder"
+                      f"{NMTSettings.from_config(plan.settings(nmt, setting, plan.RANDOM)).decoder_layers}-layer "
+                      "decoder"
                       for setting in nmt["settings"])
     return (f"Ours: scale '{ctx.scale}'; the pre-trained encoders of seed {nmt['encoder_seed']} of encoder setting "
             f"per setting ({inits}); NMT seed {nmt.get('seed', 1)} (one run per "

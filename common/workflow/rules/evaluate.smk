@@ -6,6 +6,8 @@
 import os
 import re
 
+from common.report import curves
+
 EVAL_DIR = f"{P.paper_results}/eval/{{init}}/{{method}}/seed{{seed}}"
 COMMON_TASKS = ([] if CFG["eval"].get("job_per_task") else
                 [t for t in next(iter(REG)).tasks if all(t in r.tasks for r in REG)])
@@ -65,10 +67,7 @@ use rule evaluate as evaluate_task with:
         P.bench("eval/{init}/{method}/seed{seed}/{task}")
 
 
-CURVE = CFG.get("learning_curve")
-CURVE_JSONS = ([f"{P.paper_results}/curve/{r.init}/{r.method}/seed{r.seed}/step{s}/{CURVE['task']}.json"
-                for r in REG if r.method in CURVE["methods"] and r.init == next(iter(CFG["encoders"]))
-                for s in CURVE["steps"] if s < int(TRAIN["max_steps"])] if CURVE else [])
+CURVE_JSONS = curves.point_paths(CFG, REG, P.paper_results)  # the learning curve's snapshot evaluations
 
 
 rule learning_curve_point:

@@ -1,7 +1,7 @@
 # Every table and figure of the experiment, the paper's numbers beside ours: REPORT_MODULE reads the
 # results JSON of every run of the registry (and REPORT_INPUTS, e.g. DAP's Table 6 measurement).
 
-from common.report.vocabulary_table import extended as extended_vocabulary
+from common.report import curves, vocabulary_table
 
 EVAL_JSONS = [P.eval_json(r.init, r.method, r.seed, t) for r, t in REG.evaluations()]
 
@@ -13,8 +13,9 @@ def report_files(out, tables, figures):
             + [f"{out}/{f}.{ext}" for f in figures for ext in ("png", "pdf")] + [f"{out}/README.md"])
 
 
-REPORT_FILES = report_files(P.figures, TABLES + (["table_vocabulary"] if extended_vocabulary(CFG) else []),
-                            FIGURES + (["figure_learning_curve"] if CFG.get("learning_curve") else []))
+# the tables and figures every report adds from the config (common/report/cli.py)
+REPORT_FILES = report_files(P.figures, TABLES + ([vocabulary_table.NAME] if vocabulary_table.extended(CFG) else []),
+                            FIGURES + ([curves.FIGURE] if CFG.get("learning_curve") else []))
 
 
 rule report:

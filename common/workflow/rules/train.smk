@@ -1,6 +1,7 @@
 # DeepSpeed training: one job per run of the run registry (REG). TRAINS(method) names the paper
 # whose train module runs it and that paper's method name (a paper: itself; the leaderboard: the
 # method's registration).
+from common.report import curves
 
 
 def tokenizer_inputs(wc):
@@ -10,11 +11,8 @@ def tokenizer_inputs(wc):
 
 def snapshot_steps(wc):
     """The snapshots a learning curve evaluates (config learning_curve; common/report/curves.py)."""
-    curve = CFG.get("learning_curve")
-    if not curve or wc.method not in curve["methods"] or wc.init != next(iter(CFG["encoders"])):
-        return ""
-    steps = [str(s) for s in curve["steps"] if s < int(TRAIN["max_steps"])]
-    return "--snapshot_steps " + " ".join(steps) if steps else ""
+    steps = curves.curve_steps(CFG) if curves.on_curve(CFG, wc.method, wc.init) else []
+    return "--snapshot_steps " + " ".join(map(str, steps)) if steps else ""
 
 
 def rehearsed_time_limit(wc):
