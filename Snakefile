@@ -56,7 +56,7 @@ rule preflight:  # every experiment's preflight: `snakemake preflight --config s
         "{params.source} {params.gpu_kind} 2>&1 | tee {log}"
 
 
-rule census:  # what every paper-scale training job needs, counted from the code (common/census); the paper-scale
+rule census:  # what every paper-scale job needs, counted from the code (common/census); the paper-scale
     output:      # train rules take their runtime and mem_mb from the JSON (common/workflow/launch.py)
         md="figures/census/paper.md",
         json="figures/census/paper.json",
@@ -66,7 +66,7 @@ rule census:  # what every paper-scale training job needs, counted from the code
         "benchmarks/census.tsv"
     localrule: True
     shell:
-        "python -m common.census --out figures/census/paper > {log} 2>&1"
+        "python -m common.census --data-root {config[data_root]} --out figures/census/paper > {log} 2>&1"
 
 
 module dap:

@@ -9,7 +9,8 @@ micro batch and steps by :mod:`common.census.estimate`; memory per GPU against t
 and GPU-hours on A100 and H100 at the stated MFU, and the paper's reported compute beside the sum. The JSON is what
 the workflow reads for the paper-scale train and evaluation rules' ``runtime``, ``mem_mb`` and GPU count
 (:func:`common.workflow.launch.train_resources`), so the Slurm profile and the census cannot disagree. HICTL's
-NMT jobs are counted by :mod:`common.census.nmt`, every paper's evaluation jobs by :mod:`common.census.evaluation`.
+NMT jobs are counted by :mod:`common.census.nmt`, every paper's evaluation jobs by :mod:`common.census.evaluation`,
+its corpus job by :mod:`common.census.corpus`.
 """
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from common.census import corpus, evaluation
 from common.census import estimate as est
-from common.census import evaluation
 from common.census.crosscheck import crosschecks, describe
 from common.census.probe import TooLargeHere, count_steps, probe_corpus, recipe_of
 from common.config import load_config
@@ -72,6 +73,7 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict], save
             rows += nmt.job_rows(cfg, mfu, Path(tmp) / "nmt", done)
             save(rows)
         rows += evaluation.job_rows(paper, cfg, registry, mfu, Path(tmp) / "eval", done)
+        rows.append(corpus.job_row(paper, cfg, data_root))
         save(rows)
     return rows
 
@@ -203,10 +205,9 @@ def markdown(rows: list[dict], mfu: float, checks: dict) -> str:
              f"`common/census/estimate.py` scales it. Wall time at MFU {mfu:.0%} of the dense bf16 peak (A100 "
              "312, H100 989 TFLOP/s). GPU-hours count every seed of a row. HICTL's NMT fine-tuning jobs are counted "
              "from fairseq's own model (`common/census/nmt.py`); each paper's evaluation jobs from the public sizes "
-             "of the sets they read and the evaluated encoder, counted (`common/census/evaluation.py`). Corpus jobs "
-             "are not counted here: their downloads' sizes are known only online, where the preflight reads them "
-             "(HTTP Content-Length) and checks the disk against them; their memory and time come from each paper's "
-             "config.", ""]
+             "of the sets they read and the evaluated encoder, counted (`common/census/evaluation.py`); each paper's "
+             "corpus job's host memory and disk from its samples and the evaluation sets its leakage filter reads "
+             "(`common/census/corpus.py`, [below](#corpus-jobs)).", ""]
     for paper in PAPERS:
         mine = [r for r in rows if r["paper"] == paper and "kind" not in r]
         nmt = [r for r in rows if r["paper"] == paper and r.get("kind") == "nmt"]
@@ -244,6 +245,7 @@ def markdown(rows: list[dict], mfu: float, checks: dict) -> str:
                       *map(_line, nmt), ""]
         if evals:
             lines += [f"### {paper}: evaluation jobs", "", *evaluation.markdown(evals), ""]
+    lines += corpus.markdown([r for p in PAPERS for r in rows if r["paper"] == p and r.get("kind") == "corpus"])
     lines += ["## Cross-checks", "", *describe(checks), ""]
     return "\n".join(lines)
 
@@ -252,7 +254,8 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--papers", nargs="+", default=PAPERS, choices=PAPERS)
     p.add_argument("--mfu", type=float, default=est.DEFAULT_MFU)
-    p.add_argument("--data-root", default="../shared/data", help="unused by the synthetic probe corpora")
+    p.add_argument("--data-root", default="../shared/data",
+                   help="NTREX-128's sentences size the corpus jobs (the probe corpora are synthetic)")
     p.add_argument("--out", default="figures/census/paper", help="writes <out>.md and <out>.json")
     p.add_argument("--render", action="store_true", help="only write <out>.md again from <out>.json")
     p.add_argument("--fresh", action="store_true", help="count every job again (default: keep the rows of <out>.json)")

@@ -36,7 +36,7 @@ def _corpus_pairs(d: dl.Downloader, out: Path, c: dict, cleaner: PairCleaner):
     if not (zh.exists() and en.exists()):
         raise FileNotFoundError(f"{c['name']}: {c.get('note', 'not downloadable')}; "
                                 f"place the line-aligned files at {zh} and {en}")
-    return cleaner.clean(loaders.read_parallel(zh, en), c["name"])
+    return cleaner.clean(loaders.iter_parallel(zh, en), c["name"])
 
 
 @register_corpus("paper_enzh")

@@ -24,21 +24,11 @@ from common.data import download as dl
 from common.data import loaders, translation, translation_paper, xtreme
 from common.data.cleaning import PairCleaner
 from common.data.corpora import register_corpus
-from common.data.corpus_parts import BUCC_SPLITS, bucc2018, bucc_sentences, reservoir_sample, write_train, xnli_paper
+from common.data.corpus_parts import BUCC_SPLITS, bucc2018, bucc_sentences, reservoir_sample, write_language, xnli_paper
 from common.data.leakage import LeakageFilter
 from common.data.squad import read_squad
 from common.io import write_lines
 from common.languages import TO_ISO1
-
-
-def _parallel(d: dl.Downloader, spec: dict, rng: random.Random, skipped: list[str],
-              cleaner: PairCleaner) -> dict[str, list]:
-    to_iso3 = {v: k for k, v in TO_ISO1.items()}
-    out = {}
-    for lang, entry in spec.items():
-        pairs = dl.opus_pairs(d, entry["corpora"], lang, "en", skipped, cleaner)
-        out[to_iso3.get(lang, lang)] = reservoir_sample(pairs, entry["pairs"], rng)
-    return out
 
 
 def _evaluation(d: dl.Downloader, out: Path, spec: dict) -> dict:
@@ -89,12 +79,9 @@ def _evaluation_sentences(m: dict, tatoeba_dir: Path, tatoeba_langs: list[str], 
 
 @register_corpus("paper_hictl")
 def prepare_paper_hictl(out: Path, data_root: Path, spec: dict, d: dl.Downloader, cleaner: PairCleaner) -> dict:
-    rng = random.Random(spec["seed"])
-    skipped: list[str] = []
-    parallel = _parallel(d, spec["parallel"], rng, skipped, cleaner)
-    mono_spec = spec["monolingual"]
-    mono = {lang: xtreme.sample_cc100(d.fetch(xtreme.cc100(lang)), mono_spec["sentences_per_language"], rng)
-            for lang in mono_spec["languages"]}
+    """The evaluation and translation sets come first, so that each language's sample is filtered and written
+    before the next is drawn: the job holds one language's sample at a time (at most 13.2M pairs of Table 8, or
+    ``sentences_per_language`` lines), not all of them (79M pairs and 188M lines)."""
     m = _evaluation(d, out, spec)
     pins = dl.tatoeba_pins("tatoeba_v1.sha256.yaml", spec.get("tatoeba_languages"))  # XTREME's 36
     for lang, sha in pins.items():
@@ -105,17 +92,24 @@ def prepare_paper_hictl(out: Path, data_root: Path, spec: dict, d: dl.Downloader
     evals = _evaluation_sentences(m, tat, sorted(pins), out, bucc_pairs)
     tr = translation_paper.paper_translation(d, out, spec["translation"]) if spec.get("translation") else {}
     evals.add(translation.test_sentences(tr))  # the NMT test sets are evaluation sets too
+    to_iso3 = {v: k for k, v in TO_ISO1.items()}
+    rng = random.Random(spec["seed"])
+    skipped: list[str] = []
     train, dropped = {}, {}
-    for lang, pairs in parallel.items():
-        train[lang], dropped[lang] = evals.filter_pairs(pairs)
+    for lang, entry in spec["parallel"].items():
+        pairs = dl.opus_pairs(d, entry["corpora"], lang, "en", skipped, cleaner)
+        kept, dropped[to_iso3.get(lang, lang)] = evals.filter_pairs(reservoir_sample(pairs, entry["pairs"], rng))
+        train[to_iso3.get(lang, lang)] = write_language(out, to_iso3.get(lang, lang), kept)
+    mono_spec = spec["monolingual"]
     mono_paths, mono_dropped = {}, {}
-    for lang, sents in mono.items():
-        kept = [s for s in sents if not evals.leaks(s)]
-        mono_dropped[lang] = len(sents) - len(kept)
+    for lang in mono_spec["languages"]:
+        sents = xtreme.sample_cc100(d.fetch(xtreme.cc100(lang)), mono_spec["sentences_per_language"], rng)
+        kept_sents = [s for s in sents if not evals.leaks(s)]
+        mono_dropped[lang] = len(sents) - len(kept_sents)
         mono_paths[lang] = str(out / "mono" / f"{lang}.txt")
-        write_lines(mono_paths[lang], kept)
+        write_lines(mono_paths[lang], kept_sents)
     return {
-        "kind": "paper_hictl", "train": write_train(out, train), "train_languages": sorted(train),
+        "kind": "paper_hictl", "train": dict(sorted(train.items())), "train_languages": sorted(train),
         "monolingual": mono_paths, "tatoeba_dir": str(tat), "tatoeba_languages": sorted(pins),
         "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs, "bucc_splits": bucc_splits, **m,
         "opus_skipped": skipped, **({"translation": tr} if tr else {}),

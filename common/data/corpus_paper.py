@@ -13,7 +13,7 @@ from common.data.corpus_parts import (
     bucc2018,
     bucc_sentences,
     reservoir_sample,
-    write_train,
+    write_language,
     xnli_paper,
 )
 from common.data.leakage import LeakageFilter
@@ -26,18 +26,12 @@ def prepare_paper(out: Path, spec: dict, d, cleaner: PairCleaner) -> dict:
     """DAP section 4.1: OPUS bitext with English for the 36 XTREME languages (the corpora the
     paper names), at most ``max_pairs_per_language`` pairs per language drawn uniformly at random
     (reservoir sampling, seeded); Tatoeba v1 (pinned digests), BUCC 2018, XNLI test, MultiNLI train.
-    A corpus that OPUS does not offer for a language (HTTP 404) is skipped and listed."""
+    A corpus that OPUS does not offer for a language (HTTP 404) is skipped and listed.
 
-
+    The evaluation sets come first, so that each language's sample is filtered and written before the next is
+    drawn: the job holds one language's sample at a time (1M pairs), not all 36."""
     from common.data import download as dl
 
-    to_iso3 = {v: k for k, v in TO_ISO1.items()}
-    rng = random.Random(spec.get("seed", 1))
-    cap = spec["max_pairs_per_language"]
-    raw, skipped = {}, []
-    for xx in spec["opus_languages"]:
-        raw[to_iso3.get(xx, xx)] = reservoir_sample(dl.opus_pairs(d, spec["opus_corpora"], xx, "en", skipped, cleaner),
-                                                   cap, rng)
     pins = dl.tatoeba_pins("tatoeba_v1.sha256.yaml", spec.get("tatoeba_languages"))
     for lang, sha in pins.items():
         for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
@@ -50,16 +44,23 @@ def prepare_paper(out: Path, spec: dict, d, cleaner: PairCleaner) -> dict:
     for lang in nli_langs:
         ex = loaders.read_xnli_tsv(out / "xnli" / f"test-{lang}.tsv")
         evals.add(ex.premise + ex.hypothesis)
-    train, dropped = {}, {}
-    for lang, pairs in raw.items():
-        train[lang], dropped[lang] = evals.filter_pairs(pairs)
+    to_iso3 = {v: k for k, v in TO_ISO1.items()}
+    rng = random.Random(spec.get("seed", 1))
+    train, dropped, skipped = {}, {}, []
+    for xx in spec["opus_languages"]:
+        lang = to_iso3.get(xx, xx)
+        sample = reservoir_sample(dl.opus_pairs(d, spec["opus_corpora"], xx, "en", skipped, cleaner),
+                                  spec["max_pairs_per_language"], rng)
+        kept, dropped[lang] = evals.filter_pairs(sample)
+        train[lang] = write_language(out, lang, kept)
     return {
-        "kind": "paper", "train": write_train(out, train), "train_languages": sorted(train),
+        "kind": "paper", "train": dict(sorted(train.items())), "train_languages": sorted(train),
         "tatoeba_dir": str(tat), "tatoeba_languages": sorted(pins),
         "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs, "bucc_splits": bucc_splits,
         "nli_dir": str(out / "xnli"), "nli_languages": nli_langs, "xnli_train": str(out / "xnli" / "train-en.tsv"),
         "opus_skipped": skipped,
-        "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()), "eval_sentences": len(evals)},
+        "leakage": {"dropped": dropped, "dropped_total": sum(dropped.values()),
+                    "eval_sentences": len(evals)},
     }
 
 

@@ -22,14 +22,17 @@ def bucc_sentences(root: Path, pairs: list[str], splits) -> list[str]:
     return out
 
 
+def write_language(out: Path, lang: str, pairs: list[tuple[str, str]]) -> str:
+    """One language's training pairs as ``train/<xx>-en.tsv`` (``train/<xx>-<pivot>.tsv`` for a ``<xx>-<pivot>``
+    key); the path."""
+    path = out / "train" / (f"{lang}.tsv" if "-" in lang else f"{lang}-en.tsv")
+    # collapse internal white space: a few real sentences contain tabs (multi30k de)
+    write_lines(path, (f"{' '.join(a.split())}\t{' '.join(b.split())}" for a, b in pairs))
+    return str(path)
+
+
 def write_train(out: Path, pairs_by_lang: dict[str, list[tuple[str, str]]]) -> dict[str, str]:
-    paths = {}
-    for lang, pairs in sorted(pairs_by_lang.items()):
-        path = out / "train" / (f"{lang}.tsv" if "-" in lang else f"{lang}-en.tsv")  # "<xx>-<pivot>" or English
-        # collapse internal white space: a few real sentences contain tabs (multi30k de)
-        write_lines(path, (f"{' '.join(a.split())}\t{' '.join(b.split())}" for a, b in pairs))
-        paths[lang] = str(path)
-    return paths
+    return {lang: write_language(out, lang, pairs) for lang, pairs in sorted(pairs_by_lang.items())}
 
 
 STS17_TRACKS = {"ar-ar": "track1.ar-ar", "ar-en": "track2.ar-en", "es-es": "track3.es-es", "es-en": "track4a.es-en"}

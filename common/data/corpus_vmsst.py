@@ -30,7 +30,7 @@ from common.data.corpus_parts import (
     bucc_sentences,
     reservoir_sample,
     sts17_sets,
-    write_train,
+    write_language,
 )
 from common.data.leakage import LeakageFilter
 from common.data.questions import read_questions
@@ -54,16 +54,8 @@ def _pairs(d: dl.Downloader, corpora: list[list[str]], lang: str, pivot: str, sk
 
 @register_corpus("paper_vmsst")
 def prepare_paper_vmsst(out: Path, data_root: Path, spec: dict, d: dl.Downloader, cleaner: PairCleaner) -> dict:
-    rng = random.Random(spec["seed"])
-    skipped: list[str] = []
-    sampled: dict[str, list[tuple[str, str, str]]] = {}
-    for lang, count in spec["languages"].items():
-        if lang == "en":  # Table 15 counts the English-Spanish pairs for both: sampled once, as Spanish-English
-            continue
-        pivots = ["en"] if lang == "es" else spec["pivots"]
-        streams = (p for pivot in pivots for p in _pairs(d, spec["opus_corpora"], lang, pivot, skipped, cleaner))
-        sampled[lang] = reservoir_sample(streams, count, rng)
-    # evaluation data
+    """The evaluation sets come first, so that each language's sample is filtered and written before the next is
+    drawn: the job holds one language's sample at a time (at most 9.4M pairs of Table 15), not all 221M."""
     pins = dl.tatoeba_pins("tatoeba_v1_all.sha256.yaml", spec.get("tatoeba_languages"))
     for lang, sha in pins.items():
         for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
@@ -89,15 +81,23 @@ def prepare_paper_vmsst(out: Path, data_root: Path, spec: dict, d: dl.Downloader
         evals.add(c for line in loaders.read_lines(s17["input"]) for c in line.split("\t"))
     for path in [questions["nq"]["en"], *mkqa.values()]:
         evals.add(r["question"] for r in read_questions(path))
+    rng = random.Random(spec["seed"])
+    skipped: list[str] = []
     train, dropped = {}, {}
-    for lang, rows in sampled.items():
+    for lang, count in spec["languages"].items():
+        if lang == "en":  # Table 15 counts the English-Spanish pairs for both: sampled once, as Spanish-English
+            continue
+        pivots = ["en"] if lang == "es" else spec["pivots"]
+        streams = (p for pivot in pivots for p in _pairs(d, spec["opus_corpora"], lang, pivot, skipped, cleaner))
+        rows = reservoir_sample(streams, count, rng)
         code = TATOEBA_CODE.get(lang, lang)
         for pivot, suffix in PIVOT_CODE.items():
             pairs = [(a, b) for p, a, b in rows if p == pivot]
             if pairs:
-                train[code + suffix], dropped[code + suffix] = evals.filter_pairs(pairs)
+                kept, dropped[code + suffix] = evals.filter_pairs(pairs)
+                train[code + suffix] = write_language(out, code + suffix, kept)
     return {
-        "kind": "paper_vmsst", "train": write_train(out, train),
+        "kind": "paper_vmsst", "train": dict(sorted(train.items())),
         "train_languages": sorted({k.split("-")[0] for k in train}),
         "tatoeba_dir": str(tat), "tatoeba_languages": sorted(pins), "bucc_dir": str(out / "bucc"),
         "bucc_pairs": bucc_pairs, "bucc_splits": bucc_splits, "sts_dir": str(Path(data_root) / "sts"),

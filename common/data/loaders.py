@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common.io import DataFormatError, read_lines
+from common.io import DataFormatError, iter_lines, read_lines
 
 PathLike = str | os.PathLike
 
@@ -30,6 +32,18 @@ def read_parallel(src_path: PathLike, trg_path: PathLike) -> list[tuple[str, str
             f"misaligned parallel files: {src_path} has {len(src)} lines, {trg_path} has {len(trg)}",
         )
     return list(zip(src, trg))
+
+
+def iter_parallel(src_path: PathLike, trg_path: PathLike) -> Iterator[tuple[str, str]]:
+    """:func:`read_parallel` streamed, for files of any size: the pairs one at a time. A file that ends before the
+    other is an error naming the other file and its first line without a translation, raised when the stream gets
+    there (what came before has been yielded)."""
+    for n, (a, b) in enumerate(itertools.zip_longest(iter_lines(src_path), iter_lines(trg_path)), start=1):
+        if a is None or b is None:
+            short, longer = (src_path, trg_path) if a is None else (trg_path, src_path)
+            raise DataFormatError(longer, n, f"misaligned parallel files: {short} ends after {n - 1} lines, "
+                                             f"{longer} goes on")
+        yield a, b
 
 
 def read_tsv(path: PathLike, ncols: int, *, header: bool = False) -> list[list[str]]:

@@ -15,6 +15,7 @@ import random
 import shutil
 from pathlib import Path
 
+from common.data.corpus_parts import reservoir_sample
 from common.data.download import Resource, extract
 from common.io import atomic_write, read_lines
 
@@ -93,21 +94,8 @@ def squad_translate_train(lang: str) -> Resource:
 # --------------------------------------------------------------------------- converters
 def sample_cc100(path: Path, n: int, rng: random.Random) -> list[str]:
     """``n`` non-empty lines drawn uniformly (reservoir sampling) from a CC-100 .txt.xz, streamed."""
-    out: list[str] = []
-    seen = 0
     with lzma.open(path, "rt", encoding="utf-8", errors="strict") as fh:
-        for line in fh:
-            line = line.strip()
-            if not line:
-                continue
-            seen += 1
-            if len(out) < n:
-                out.append(line)
-            else:
-                j = rng.randrange(seen)
-                if j < n:
-                    out[j] = line
-    return out
+        return reservoir_sample((s for s in (line.strip() for line in fh) if s), n, rng)
 
 
 def pawsx_layout(archive: Path, out: Path, langs: list[str]) -> dict:

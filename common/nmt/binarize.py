@@ -13,6 +13,7 @@ trains on all of them), and generation forces it as a one-token prefix (``--pref
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import logging
 import shutil
@@ -22,19 +23,30 @@ import torch
 from fairseq.data import indexed_dataset
 from transformers import AutoTokenizer
 
-from common.data.loaders import read_parallel
+from common.data.loaders import iter_parallel
 from common.nmt.fairseq_plugin.dictionary import HFDictionary
 
 log = logging.getLogger(__name__)
 
 
-def write_split(out: Path, split: str, rows: list[tuple[list[int], list[int]]], vocab_size: int) -> None:
-    for side, k in (("src", 0), ("tgt", 1)):
-        prefix = str(out / f"{split}.src-tgt.{side}")
-        builder = indexed_dataset.make_builder(f"{prefix}.bin", impl="mmap", vocab_size=vocab_size)
-        for row in rows:
-            builder.add_item(torch.tensor(row[k], dtype=torch.int32))
-        builder.finalize(f"{prefix}.idx")
+CHUNK = 50_000  # pairs tokenized at a time: a split of any size (WMT'14 En-Fr: 36M pairs) streams through
+
+
+class _SplitWriter:
+    """fairseq's ``mmap`` indexed datasets of one split, both sides, filled a row at a time."""
+
+    def __init__(self, out: Path, split: str, vocab_size: int):
+        self.prefix = {side: str(out / f"{split}.src-tgt.{side}") for side in ("src", "tgt")}
+        self.builders = {side: indexed_dataset.make_builder(f"{p}.bin", impl="mmap", vocab_size=vocab_size)
+                         for side, p in self.prefix.items()}
+
+    def add(self, src_ids: list[int], tgt_ids: list[int]) -> None:
+        self.builders["src"].add_item(torch.tensor(src_ids, dtype=torch.int32))
+        self.builders["tgt"].add_item(torch.tensor(tgt_ids, dtype=torch.int32))
+
+    def finalize(self) -> None:
+        for side, builder in self.builders.items():
+            builder.finalize(f"{self.prefix[side]}.idx")
 
 
 TEST_MAX_LENGTH = 512  # a test source is only cut at the encoder's position limit (BERT / XLM-R: 512)
@@ -56,26 +68,29 @@ def binarize(tokenizer_dir: str | Path, out: str | Path, tags: list[str],
     d = HFDictionary(tok, tags)
     counts = {}
     for split, parts in splits.items():
-        rows, too_long = [], 0
+        writer, kept, too_long = _SplitWriter(out, split, len(d)), 0, 0
+        test = split.startswith("test")
         for _src_lang, tgt_lang, src_file, tgt_file in parts:
             if tgt_lang not in d.tags:
                 raise ValueError(f"target language {tgt_lang!r} has no tag; tags: {sorted(d.tags)}")
-            pairs = read_parallel(src_file, tgt_file)
-            if not pairs:
+            pairs, seen = iter_parallel(src_file, tgt_file), 0
+            while chunk := list(itertools.islice(pairs, CHUNK)):
+                seen += len(chunk)
+                src = tok([a for a, _ in chunk], truncation=test, max_length=TEST_MAX_LENGTH if test else None)
+                tgt = tok([b for _, b in chunk], add_special_tokens=False)["input_ids"]
+                for s_ids, t_ids in zip(src["input_ids"], tgt):
+                    if not test and max(len(s_ids), len(t_ids) + 2) > max_length:
+                        too_long += 1
+                        continue
+                    writer.add(s_ids, [d.tags[tgt_lang], *t_ids, d.eos()])
+                    kept += 1
+            if not seen:
                 raise ValueError(f"{src_file}: no {split} pairs (an empty {split} set of {_src_lang}-{tgt_lang})")
-            test = split.startswith("test")
-            src = tok([a for a, _ in pairs], truncation=test, max_length=TEST_MAX_LENGTH if test else None)
-            tgt = tok([b for _, b in pairs], add_special_tokens=False)["input_ids"]
-            for s_ids, t_ids in zip(src["input_ids"], tgt):
-                if not test and max(len(s_ids), len(t_ids) + 2) > max_length:
-                    too_long += 1
-                    continue
-                rows.append((s_ids, [d.tags[tgt_lang], *t_ids, d.eos()]))
-        write_split(out, split, rows, len(d))
-        counts[split] = len(rows)
+        writer.finalize()
+        counts[split] = kept
         if too_long:
             counts[f"{split}_too_long"] = too_long
-        log.info("%s: %d pairs", split, len(rows))
+        log.info("%s: %d pairs", split, kept)
     (out / "counts.json").write_text(json.dumps(counts, indent=1) + "\n")
     return counts
 

@@ -19,9 +19,9 @@ import logging
 from pathlib import Path
 
 from common.data.leakage import LeakageFilter
-from common.data.loaders import read_parallel
+from common.data.loaders import iter_parallel
 from common.data.translation import test_sentences
-from common.io import read_json, read_lines, write_json, write_lines
+from common.io import atomic_write, read_json, read_lines, write_json, write_lines
 from common.nmt.binarize import binarize
 
 log = logging.getLogger(__name__)
@@ -60,11 +60,18 @@ def build(manifest: dict, tokenizer: Path, finetune: list[str], tests: dict[str,
         files = entry[split]
         if files is None:
             raise KeyError(f"translation pair {pair} has no {split} split")
-        kept, dropped[f"{pair}.{split}"] = leak.filter_pairs(read_parallel(*files))
         clean = out / "filtered" / pair
-        write_lines(clean / f"{split}.{src}", [a for a, _ in kept])
-        write_lines(clean / f"{split}.{tgt}", [b for _, b in kept])
-        return src, tgt, str(clean / f"{split}.{src}"), str(clean / f"{split}.{tgt}")
+        paths = (clean / f"{split}.{src}", clean / f"{split}.{tgt}")
+        n = 0
+        with atomic_write(paths[0]) as fs, atomic_write(paths[1]) as ft:  # streamed: a split of any size
+            for a, b in iter_parallel(*files):
+                if leak.leaks(a) or leak.leaks(b):
+                    n += 1
+                else:
+                    fs.write(a + "\n")
+                    ft.write(b + "\n")
+        dropped[f"{pair}.{split}"] = n
+        return src, tgt, str(paths[0]), str(paths[1])
 
     binarize(tokenizer, out / "stage1", tags, {"train": [part(p, "train") for p in finetune],
                                                "valid": [part(p, "valid") for p in finetune]}, max_length)

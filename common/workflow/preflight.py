@@ -215,6 +215,7 @@ def census_fit(jobs: dict[str, dict], kind: str | None) -> Finding:
     from common.census.estimate import GPUS
 
     gpu = GPUS.get((kind or "a100").lower(), GPUS["a100"])
+    jobs = {job: r for job, r in jobs.items() if r.get("kind") != "corpus"}  # on the host, no GPU
     if not jobs:
         return Finding("census", False, "no census of this experiment's training jobs: run `snakemake census`",
                        ["figures/census/paper.json"])

@@ -14,8 +14,8 @@ rule corpus:
         data_root=config["data_root"],
         out=P.corpus,
         source=download_args(config),
-    resources:
-        **job_resources(CFG, "corpus"),
+    resources:  # at paper scale mem_mb from the census (common/census/corpus.py)
+        **train_resources(CFG, EXPERIMENT, job=lambda wc: "corpus", ranks=1, stage="corpus"),
     log:
         P.log("corpus"),
     benchmark:

@@ -94,9 +94,13 @@ def test_the_committed_census_covers_every_paper_scale_job():
             jobs |= {f"nmt/{s}/{system}/{m}" for s, system, m in nmt_plan.training_jobs(cfg["nmt"])}
         jobs |= {f"eval/{r.init}/{t}" for r in importlib.import_module(f"papers.{paper}.runs").registry(cfg)
                  for t in r.tasks}  # every (encoder, task) of its evaluation (common/census/evaluation.py)
+        jobs.add("corpus")  # its corpus job, on the host (common/census/corpus.py)
         counted = {r["job"] for r in rows if r["paper"] == paper and "error" not in r}
         assert jobs == counted, (paper, sorted(jobs - counted))
-        for r in rows:  # a step too large for the machine that counted it: its parameters are still counted
+        corpus = next(r for r in rows if r["paper"] == paper and r["job"] == "corpus")
+        assert corpus["mem_mb"] <= corpus["configured_mem_mb"], paper  # the held sample fits what it asked before
+        for r in (r for r in rows if r.get("kind") != "corpus"):  # a step too large for the machine that counted
+            # it: its parameters are still counted
             assert "memory_per_gpu_gib" in r or (r["params"] > 0 and r["not_counted"].startswith("activations"))
             assert r.get("fits", {"a100": True})["a100"], r["job"]
 

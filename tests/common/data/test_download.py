@@ -103,9 +103,24 @@ def test_unpinned_resource_is_refused():
         dl.Resource("x", "https://example.org/x")
 
 
-def test_paper_corpus_from_local_mirror(server, tmp_path, data_root):
+def _files_when_sampling(monkeypatch, module, train_dir: Path) -> list[list[str]]:
+    """The training files already written each time ``module`` draws a language's sample: a paper-scale corpus
+    holds one language's sample at a time, so each is written before the next is drawn."""
+    seen: list[list[str]] = []
+    real = module.reservoir_sample
+
+    def spy(items, cap, rng):
+        seen.append(sorted(p.name for p in train_dir.glob("*.tsv")))
+        return real(items, cap, rng)
+
+    monkeypatch.setattr(module, "reservoir_sample", spy)
+    return seen
+
+
+def test_paper_corpus_from_local_mirror(server, tmp_path, data_root, monkeypatch):
     import yaml
 
+    from common.data import corpus_paper
     from common.data.corpus import prepare
 
     root, base = server
@@ -127,7 +142,9 @@ def test_paper_corpus_from_local_mirror(server, tmp_path, data_root):
                                          "gold_label\tsentence1\tsentence2\nentailment\tX y.\tX.\n-\tZ.\tW.\n"}))
     spec = {"opus_languages": ["de", "fr"], "opus_corpora": [["Europarl", "v8"]], "max_pairs_per_language": 60,
             "bucc_pairs": ["de"], "seed": 1}
+    written = _files_when_sampling(monkeypatch, corpus_paper, tmp_path / "corpus" / "train")
     m = prepare("paper", tmp_path / "corpus", "", spec, base_url=base)
+    assert written == [[], ["deu-en.tsv"]]
     assert m["opus_skipped"] == ["Europarl/v8 fr-en"]  # not served: 404, skipped and listed
     train = loaders.read_tsv_pairs(m["train"]["deu"])
     assert len(train) == 50 and m["leakage"]["dropped"]["deu"] == 2  # the Tatoeba and the BUCC test sentence
@@ -225,7 +242,7 @@ def test_question_retrieval_converters(tmp_path):
     assert read_questions(paths["zh"])[0]["question"] == "谁写了哈姆雷特"
 
 
-def test_vmsst_paper_corpus_from_local_mirror(server, tmp_path, data_root):
+def test_vmsst_paper_corpus_from_local_mirror(server, tmp_path, data_root, monkeypatch):
     """VMSST section 6.1 / appendix B: OPUS bitexts with English and Spanish pivots sampled to Table 15's counts,
     all 112 Tatoeba languages (pinned), BUCC, PAQ / NQ / MKQA; the leakage rule over every evaluation set."""
     import gzip
@@ -233,6 +250,7 @@ def test_vmsst_paper_corpus_from_local_mirror(server, tmp_path, data_root):
 
     import yaml
 
+    from common.data import corpus_vmsst
     from common.data.corpus import prepare
     from common.data.questions import read_questions
 
@@ -263,7 +281,9 @@ def test_vmsst_paper_corpus_from_local_mirror(server, tmp_path, data_root):
     serve(root, dl.mkqa().url, gzip.compress((json.dumps(mkqa, ensure_ascii=False) + "\n").encode()))
     spec = {"languages": {"de": 1000, "es": 15, "en": 15, "fr": 10}, "pivots": ["en", "es"],
             "opus_corpora": [["Europarl", "v8"]], "bucc_pairs": ["de"], "mkqa_languages": ["de", "es"], "seed": 1}
+    written = _files_when_sampling(monkeypatch, corpus_vmsst, tmp_path / "corpus" / "train")
     m = prepare("paper_vmsst", tmp_path / "corpus", data_root, spec, base_url=base)
+    assert written == [[], ["deu-en.tsv", "deu-spa.tsv"], ["deu-en.tsv", "deu-spa.tsv", "spa-en.tsv"]]
     assert sorted(m["train"]) == ["deu", "deu-spa", "spa"]  # "<xx>" pairs with English, "<xx>-spa" with Spanish
     assert m["opus_skipped"] == ["Europarl/v8 fr-en", "Europarl/v8 fr-es"]  # not served: 404, skipped and listed
     assert len(loaders.read_tsv_pairs(m["train"]["deu"])) == 30 and m["leakage"]["dropped"]["deu"] == 1  # Tatoeba

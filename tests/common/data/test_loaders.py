@@ -18,6 +18,18 @@ def test_parallel_misaligned_names_files(tmp_path):
         loaders.read_parallel(a, b)
 
 
+@pytest.mark.parametrize("short", ["src", "trg"])
+def test_streamed_parallel_stops_where_one_file_ends(tmp_path, short):
+    """iter_parallel yields the aligned pairs, then names the longer file and its first line without a partner."""
+    long_side = write(tmp_path / "long.txt", "x\ny\nz\n")
+    short_side = write(tmp_path / "short.txt", "a\nb\n")
+    paths = (short_side, long_side) if short == "src" else (long_side, short_side)
+    pairs = loaders.iter_parallel(*paths)
+    assert [next(pairs), next(pairs)] == ([("a", "x"), ("b", "y")] if short == "src" else [("x", "a"), ("y", "b")])
+    with pytest.raises(DataFormatError, match=r"long\.txt:3: misaligned parallel files: .*short\.txt ends after 2"):
+        next(pairs)
+
+
 def test_bad_utf8_names_file_and_line(tmp_path):
     a = write(tmp_path / "bad.txt", b"ok\nstill ok\nbroken \xff here\n")
     with pytest.raises(DataFormatError, match=r"bad\.txt:3: invalid UTF-8"):

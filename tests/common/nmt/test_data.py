@@ -66,3 +66,23 @@ def test_long_training_pairs_are_dropped_and_test_sentences_kept_whole(tmp_path)
 
     ds = indexed_dataset.make_dataset(str(tmp_path / "bin" / "test_x.src-tgt.src"), impl="mmap")
     assert ds.sizes.tolist() == [4, 24]  # not truncated to max_length (ds keeps the memory map open)
+
+
+def test_binarized_in_chunks_as_in_one_piece(tmp_path, monkeypatch):
+    """A split streams through the tokenizer CHUNK pairs at a time; the datasets equal those of one piece."""
+    from fairseq.data import indexed_dataset
+
+    from common.nmt import binarize as b
+
+    tok_dir = tmp_path / "tok"
+    train_wordpiece(["der hund the dog sehr very"] * 3, vocab_size=60, out_dir=tok_dir, min_frequency=1)
+    src = _write(tmp_path / "s.de", [f"der {'sehr ' * (i % 9)}hund" for i in range(23)])
+    tgt = _write(tmp_path / "t.en", [f"the {'very ' * (i % 5)}dog" for i in range(23)])
+    got = {}
+    for chunk in (4, 1000):
+        monkeypatch.setattr(b, "CHUNK", chunk)
+        counts = b.binarize(tok_dir, tmp_path / f"bin{chunk}", ["en"], {"train": [("de", "en", src, tgt)] * 2},
+                            max_length=10)
+        ds = indexed_dataset.make_dataset(str(tmp_path / f"bin{chunk}" / "train.src-tgt.src"), impl="mmap")
+        got[chunk] = (counts, [ds[i].tolist() for i in range(len(ds))])
+    assert got[4] == got[1000] and got[4][0]["train"] + got[4][0]["train_too_long"] == 46
