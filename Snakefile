@@ -3,6 +3,7 @@
 #   snakemake papers/dap/all --cores 2                       # one paper
 #   snakemake papers/dap/all --cores 2 --config scale=mini   # real data from data_root
 #   snakemake leaderboard/all --cores 2                      # every method on equal terms
+#   snakemake claims --cores 2                               # every paper's claims and verdicts -> figures/claims/
 #   snakemake bench/all --cores 2                            # speed against the peers -> figures/bench/<machine>/
 #   snakemake papers/dap/all --cores 2 --config scale=rehearsal   # the paper scale's code paths on a CPU
 # Each experiment is a module; its rules are prefixed with its name (dap_train, moco_report, leaderboard_all, ...).
@@ -37,6 +38,21 @@ rule all:
     input:
         ["papers/dap/all", "papers/moco/all", "papers/vmsst/all", "papers/hictl/all", "leaderboard/all"],
     default_target: True
+
+
+rule claims:  # every paper's declared claims at this scale with their reports' verdicts (common/report/claims_index.py)
+    input:
+        ["papers/dap/all", "papers/moco/all", "papers/vmsst/all", "papers/hictl/all"],
+    output:
+        md=f"{config['figures_root']}/claims/{config['scale']}.md",
+        json=f"{config['figures_root']}/claims/{config['scale']}.json",
+    log:
+        f"logs/{config['scale']}/claims.log",
+    benchmark:
+        f"benchmarks/{config['scale']}/claims.tsv"
+    localrule: True
+    shell:
+        "python -m common.report.claims_index --scale {config[scale]} --figures {config[figures_root]} > {log} 2>&1"
 
 
 rule preflight:  # every experiment's preflight: `snakemake preflight --config scale=paper` (one per experiment:

@@ -55,6 +55,7 @@ def assert_report(workdir: Path, target: str, fig: str, tables: list[str], figur
                   rule: str = "report") -> dict:
     paths = manifest(workdir, target)
     expected = [f"{fig}/{t}.{e}" for t in tables for e in ("csv", "md", "tex")]
+    expected += [f"{fig}/claims.json" for t in tables if t == "claims"]  # the claims' records (common/report/claim.py)
     expected += [f"{fig}/{f}.{e}" for f in figures for e in ("png", "pdf")] + [f"{fig}/README.md"]
     for e in expected:
         assert e in paths, e
@@ -132,10 +133,10 @@ def test_vmsst_smoke(smoke):
     t4 = (fig / "table4_ablations.md").read_text()
     assert "| VMSST (fact.) | ours |" in t4 and "| VMSST (1 enc.) | ours |" not in t4 and "tables.ablations" in t4
     claims = (fig / "claims.md").read_text()
-    assert "VMSST's advantage grows with depth (6.5)" in claims and "l2 → l4" in claims
-    assert "| VMSST has the best Score (6.5) | Score: BiTranslation → VMSST | l2 |" in claims
-    for row in ("has the largest effect) | Score: VMSST (no KL) → VMSST | l4 |",
-                "'appear to weaken') | Score: VMSST (4 enc.) → VMSST | l4 |",
+    assert "| VMSST's advantage grows with depth | section 6.5 | Score: VMSST − Contrastive | l2 → l4 |" in claims
+    assert "| VMSST has the best Score | section 6.5 | Score: BiTranslation → VMSST | l2 |" in claims
+    for row in ("has the largest effect) | section 7.1, Table 4 | Score: VMSST (no KL) → VMSST | l4 |",
+                "'appear to weaken') | section 7.1, Table 4 | Score: VMSST (4 enc.) → VMSST | l4 |",
                 "| Table 6 Score: BiTranslation → VMSST | l2 |",
                 "| Table 6 Score: VMSST → full enc., full dec. | l2 |"):  # Tables 4 and 6's claims (sections 7.1-7.2)
         assert row in claims, row

@@ -11,7 +11,7 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common.io import atomic_write
+from common.io import atomic_write, write_json
 
 
 @dataclass
@@ -21,6 +21,7 @@ class Table:
     columns: list[str]
     rows: list[list]
     notes: list[str] = field(default_factory=list)
+    records: list[dict] | None = None  # a table of typed records (the claims) also writes them as <name>.json
 
 
 def departures_note(cfg: dict) -> str:
@@ -93,4 +94,7 @@ def write_table(t: Table, out_dir: str | Path, latex: bool = True) -> list[Path]
     for path, text in zip(paths, (to_csv(t), to_markdown(t), to_latex(t))):
         with atomic_write(path) as fh:
             fh.write(text)
+    if t.records is not None:
+        paths.append(out_dir / f"{t.name}.json")
+        write_json(paths[-1], {"caption": t.caption, "records": t.records})
     return paths

@@ -13,19 +13,19 @@ from pathlib import Path
 
 from common.config import load_paper_config
 from common.io import read_json
-from common.languages import LATIN_SCRIPT, TO_ISO1, XTREME_36
-from common.report.claims import INTERVAL_NOTE, paired_difference, verdict
+from common.languages import TO_ISO1, XTREME_36
+from common.report.claim import claims_table
 from common.report.cli import ReportContext, main
 from common.report.figures import panels
-from common.report.results import seed_stat, stat
+from common.report.results import stat
 from common.report.specs import Col, Ref, Row, TableSpec
 from common.report.tables import Table, leakage_note
+from papers.dap.claims import declare
 from papers.dap.runs import TASKS, registry
-from papers.dap.variants import INIT, MAIN, ablation_variants
+from papers.dap.variants import INIT, LABEL, MAIN, ablation_variants
 
 HERE = Path(__file__).parent
 TATOEBA, BUCC, XNLI = TASKS
-LABEL = {"tr": "TR", "tr_tlm": "TR+TLM", "dap": "DAP", INIT: "no pre-training"}
 PAPER_INIT = {"mbert": "mBERT", "xlmr": "XLM-R"}
 ROWS = (INIT, *MAIN)  # the tables' models: the initial encoder, then the three methods
 
@@ -230,32 +230,10 @@ def per_language(ctx: ReportContext, d: str, key: str, title: str) -> Table:
 
 
 def claims(ctx: ReportContext) -> Table:
-    """The paper's claims at this scale, each a DAP − baseline difference with a 95 % interval
-    over seeds and test items (:mod:`common.report.claims`): DAP above TR (Tables 1-4) and above TR+TLM."""
-    tat, tat_name = section5_tatoeba(ctx)
-    first = ctx.store.first("dap", TATOEBA)
-    latin = first["groups"]["trained_latin"]["n_languages"]
-    metrics = [(f"Tatoeba ({tat_name}, section 5 average)", TATOEBA, None if tat.endswith("all.both") else XTREME_36),
-               (f"Tatoeba, languages with training data ({len(first['trained_languages'])})", TATOEBA,
-                first["trained_languages"]),
-               (f"Tatoeba, Latin-script languages with training data ({latin})", TATOEBA,
-                [lang for lang in first["trained_languages"] if lang in LATIN_SCRIPT]),
-               ("BUCC test F1", BUCC, None), ("XNLI accuracy", XNLI, None)]
-    rows = []
-    for init in ctx.store.registry.inits():
-        for baseline in ("tr", "tr_tlm"):
-            for name, task, langs in metrics:
-                if langs is not None and not langs:
-                    continue
-                a = ctx.store.item_metrics(baseline, task, init, languages=langs)
-                b = ctx.store.item_metrics("dap", task, init, languages=langs)
-                d = paired_difference(a, b)
-                rows.append([init, f"DAP > {LABEL[baseline]}", name, seed_stat(a), seed_stat(b), d.mean,
-                             f"[{d.lo:.1f}, {d.hi:.1f}]", d.seeds, verdict(d)])
-    return Table("claims", f"The paper's claims at scale '{ctx.scale}': DAP against its baselines",
-                 ["init", "claim", "metric", "baseline", "DAP", "DAP − baseline", "95% CI", "seeds", "verdict"], rows,
-                 [f"Seeds {ctx.cfg['seeds']}, paired by seed; evaluation identical for every method (no tuning toward "
-                  "a claim).", INTERVAL_NOTE])
+    """The paper's claims at this scale (``papers/dap/claims.py``)."""
+    return claims_table(declare(ctx.cfg), ctx, f"The paper's claims at scale '{ctx.scale}': DAP against its baselines",
+                        [f"Seeds {ctx.cfg['seeds']}; evaluation identical for every method (no tuning toward a "
+                         "claim)."])
 
 
 def build(ctx: ReportContext):

@@ -16,18 +16,17 @@ from pathlib import Path
 import numpy as np
 
 from common.config import PAPER_SCALES, load_paper_config
-from common.report.claims import INTERVAL_NOTE, Combined, paired_difference, verdict
+from common.report.claim import claims_table
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
-from common.report.results import seed_stat, stat
+from common.report.results import stat
 from common.report.tables import Table, fmt, leakage_note
+from papers.hictl.claims import declare
+from papers.hictl.names import LABEL
 from papers.hictl.runs import FIGURE4, MAIN, registry
 from papers.hictl.variants import ABLATIONS
 
 HERE = Path(__file__).parent
-LABEL = {"init": "initial encoder (untrained)", "lm_only": "MLM/TLM only", "hictl": "HICTL",
-         "hictl_hns": "HICTL + Hns", "hictl_hns_no-sctl": "w/o Sentence-CTL", "hictl_hns_no-wctl": "w/o Word-CTL",
-         "hictl_hns_no-mt": "w/o MT data"}
 # Table 1's columns: (header, task id, path into the results); QA tasks give F1 and EM
 COLUMNS = [("XNLI", "xnli@zero-shot", "main_score"), ("PAWS-X", "pawsx@zero-shot", "main_score"),
            ("POS", "pos@zero-shot", "main_score"), ("NER", "ner@zero-shot", "main_score"),
@@ -255,48 +254,13 @@ def tsne_figure(res: dict, out: Path) -> list[Path]:
 
 
 def claims(ctx: ReportContext) -> Table:
-    s, rows = ctx.store, []
-    init = next(iter(ctx.cfg["encoders"]))
-    tasks = ctx.cfg["hictl"]["tasks"]
-
-    def metric(method: str, task: str, seeds=None) -> dict:
-        return s.item_metrics(method, task, init, seeds)
-
-    def overall(method: str, seeds=None) -> dict:
-        """The mean of every task run at this scale (XTREME's average needs all nine), per seed id."""
-        per = [metric(method, t, seeds) for t in tasks]
-        return {k: Combined([p[k] for p in per], [1 / len(tasks)] * len(tasks)) for k in per[0]}
-
-    def row(claim: str, name: str, a: dict, b: dict) -> list:
-        d = paired_difference(a, b)
-        return [claim, name, seed_stat(a), seed_stat(b), d.mean,
-                f"[{d.lo:.1f}, {d.hi:.1f}]", d.seeds, verdict(d, 1)]
-
-    short = {"xnli@zero-shot": "XNLI", "bucc@ratio-k4": "BUCC", "tatoeba@cosine": "Tatoeba", "qa@xquad": "XQuAD F1"}
-    for m in ("hictl", "hictl_hns"):
-        for task in ("bucc@ratio-k4", "tatoeba@cosine", "xnli@zero-shot"):
-            if task in tasks:
-                rows.append(row(f"{LABEL[m]} above MLM/TLM only (Table 1)", short[task], metric("lm_only", task),
-                                metric(m, task)))
-    for task in ("bucc@ratio-k4", "tatoeba@cosine"):
-        if task in tasks:
-            rows.append(row("Hard negatives help (Table 1, + Hns)", short[task], metric("hictl", task),
-                            metric("hictl_hns", task)))
-    rows.append(row("Hard negatives help (Table 1, + Hns)", "mean of our tasks", overall("hictl"),
-                    overall("hictl_hns")))
-    seed = [ctx.cfg["ablation_seed"]]
-    for name in ABLATIONS:
-        rows.append(row(f"{LABEL[name].replace('w/o', 'removing')} hurts (Table 3)", "mean of our tasks",
-                        overall(name, seed), overall("hictl_hns", seed)))
-    return Table("claims", f"The paper's claims at scale '{ctx.scale}'",
-                 ["claim", "metric", "A", "B", "B − A", "95% CI", "seeds", "verdict"], rows,
-                 [f"Encoder '{init}'; Table 1 claims over seeds {ctx.cfg['seeds']}, Table 3 claims on seed "
-                  f"{ctx.cfg['ablation_seed']}, paired by seed (the seeds column: how many each row used). "
-                  + INTERVAL_NOTE,
-                  "Table 3's ordering (the paper's drops in Avg.: sentence CTL 2.4, MT data 1.0, word CTL 0.6): "
-                  "compare the B − A column of the three ablation rows.",
-                  "The NMT claims are in nmt/claims.", task_note(ctx)])
-
+    """The paper's claims at this scale (``papers/hictl/claims.py``); the NMT claims are in nmt/claims."""
+    return claims_table(declare(ctx.cfg), ctx, f"The paper's claims at scale '{ctx.scale}'",
+                        [f"Encoder '{next(iter(ctx.cfg['encoders']))}'; Table 1 claims over seeds {ctx.cfg['seeds']}, "
+                         f"Table 3 claims on seed {ctx.cfg['ablation_seed']}.",
+                         "Table 3's ordering (the paper's drops in Avg.: sentence CTL 2.4, MT data 1.0, word CTL "
+                         "0.6): compare the B − A column of the three ablation rows.",
+                         "The NMT claims are in nmt/claims.", task_note(ctx)])
 
 def build(ctx: ReportContext):
     t4, res = tsne(ctx)

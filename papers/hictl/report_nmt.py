@@ -25,27 +25,14 @@ from common.config import PAPER_SCALES, load_paper_config
 from common.io import read_json
 from common.nmt import plan as plan
 from common.nmt.recipe import NMTSettings, validation_curve
-from common.report.claims import CorpusBleu, paired_difference, verdict
+from common.report.claim import claims_table
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
 from common.report.tables import Table
-from papers.hictl.report import HERE, LABEL
+from papers.hictl.claims import nmt_declare
+from papers.hictl.names import LABEL, NAMES, TEST_LABELS, arrow
+from papers.hictl.report import HERE
 from papers.hictl.runs import registry
-
-NAMES = {"de": "De", "en": "En", "fr": "Fr", "cs": "Cs", "es": "Es", "ro": "Ro", "zh": "Zh", "hi": "Hi", "it": "It",
-         "nl": "Nl", "ne": "Ne", "si": "Si", "gu": "Gu"}
-TEST_LABELS = {"iwslt14_test": "IWSLT'14", "multi30k_test_2016_flickr": "Multi30k 2016",
-               "multi30k_test_2017_flickr": "Multi30k 2017", "multi30k_test_2017_mscoco": "Multi30k MSCOCO",
-               "multi30k_test_2018_flickr": "Multi30k 2018", "wmt_newstest2021": "newstest2021",
-               "wmt_generaltest2022": "generaltest2022", "synthetic_test": "synthetic", "wmt14_newstest2014": "WMT'14",
-               "wmt16_newstest2016": "WMT'16", "iwslt17_test": "IWSLT'17", "wmt18_newstest2018": "WMT'18",
-               "wmt19_newstest2019": "WMT'19",
-               "iitb_test": "IITB", "flores_devtest": "FLORES"}  # "<label> <pair>" is the paper's column name
-
-
-def arrow(pair: str) -> str:
-    src, tgt = pair.split("-")
-    return f"{NAMES.get(src, src)}→{NAMES.get(tgt, tgt)}"
 
 
 def label(system: str, labels: dict[str, str]) -> str:
@@ -251,41 +238,14 @@ def training_figure(ctx, out: Path) -> list[Path]:
     return save(fig, out / "figure_nmt_training")
 
 
-def claim_rows(ctx, labels: dict[str, str]) -> list[list]:
-    nmt, rows = ctx.cfg["nmt"], []
-    spec = nmt["settings"].get("low_resource")
-    if not spec:
-        return rows
-
-    def metric(system: str, model: str, pair: str) -> list[CorpusBleu]:
-        t = plan.Translation("low_resource", system, model, pair, plan.tests_of(spec, pair, system)[0])
-        return [CorpusBleu(load(ctx.results, t))]
-
-    def row(claim: str, name: str, a: list, b: list) -> list:
-        d = paired_difference(a, b)
-        return [claim, name, a[0].value(), b[0].value(), d.mean, f"[{d.lo:.1f}, {d.hi:.1f}]", d.seeds, verdict(d, 1)]
-
-    pretrained = [s for s in spec["systems"] if s != plan.RANDOM and not s.endswith(plan.NOBIAS)]
-    for pair in spec["finetune"]:
-        for s in pretrained:
-            if plan.RANDOM in spec["systems"]:
-                rows.append(row("Pre-trained encoder above random init (Tables 4-5)", f"BLEU {arrow(pair)} ({s})",
-                                metric(plan.RANDOM, pair, pair), metric(s, f"stage2-{pair}", pair)))
-            rows.append(row("Stage 2 above stage 1 alone (section 3.2)", f"BLEU {arrow(pair)} ({s})",
-                            metric(s, "stage1", pair), metric(s, f"stage2-{pair}", pair)))
-            if s + plan.NOBIAS in spec["systems"]:
-                rows.append(row("The logit bias helps (section 3.2)", f"BLEU {arrow(pair)} ({s})",
-                                metric(s + plan.NOBIAS, f"stage2-{pair}", pair), metric(s, f"stage2-{pair}", pair)))
-    return rows
-
-
 def claims(ctx: ReportContext) -> Table:
-    return Table("claims", f"The paper's NMT claims at scale '{ctx.scale}'",
-                 ["claim", "metric", "A", "B", "B − A", "95% CI", "seeds", "verdict"], claim_rows(ctx, LABEL),
-                 [encoder_note(ctx), "One seed per NMT model: the interval holds the test sentences' part only (a "
-                  "bootstrap of corpus BLEU from their statistics, on each pair's first test set, 1000 replicates) and "
-                  "says nothing of another seed. Verdict: 'holds' when the interval lies above zero, 'reversed' below, "
-                  "else 'inconclusive'."])
+    """The NMT claims at this scale (``papers/hictl/claims.py``: ``nmt_declare``)."""
+    return claims_table(nmt_declare(ctx.cfg), ctx, f"The paper's NMT claims at scale '{ctx.scale}'",
+                        [encoder_note(ctx)], interval_note=(
+                            "One seed per NMT model: the interval holds the test sentences' part only (a bootstrap of "
+                            "corpus BLEU from their statistics, on each pair's first test set, 1000 replicates) and "
+                            "says nothing of another seed. Verdict: 'holds' when the interval lies above zero, "
+                            "'reversed' below, else 'inconclusive'."))
 
 
 def build(ctx: ReportContext):

@@ -11,12 +11,13 @@ from functools import partial
 from pathlib import Path
 
 from common.config import PAPER_SCALES, load_paper_config
-from common.report.claims import INTERVAL_NOTE, paired_difference, verdict
+from common.report.claim import claims_table
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
-from common.report.results import ResultStore, mean, seed_stat, stat
+from common.report.results import ResultStore, mean, stat
 from common.report.specs import Col, Ref, Row, TableSpec
 from common.report.tables import Table, leakage_note
+from papers.moco.claims import declare
 from papers.moco.runs import INIT, SHOWCASE, TASKS, registry
 from papers.moco.variants import analysis_runs
 
@@ -206,37 +207,13 @@ def analysis_tables(store: ResultStore, rep: dict, cfg: dict, scale: str, w: str
     return specs
 
 
-def claims(res: Results, cfg: dict) -> Table:
-    """Section 3.4's claims at this scale: each a difference with a 95 % interval over seeds
-    and test items (:mod:`common.report.claims`) and the verdict it supports."""
-    def metrics(run: str) -> dict[str, dict]:
-        return {name: res.store.item_metrics(run, task, INIT)
-                for name, task in (("STS avg (wmean)", STS), ("BUCC F1", BUCC), ("Tatoeba (both directions)", TATOEBA))}
-
-    def row(claim: str, name: str, a: dict, b: dict, label_a: str, label_b: str) -> list:
-        d = paired_difference(a, b)
-        return [claim, name, label_a, seed_stat(a), label_b, seed_stat(b), d.mean,
-                f"[{d.lo:.1f}, {d.hi:.1f}]", d.seeds, verdict(d)]
-
-    rows = []
-    inbatch, moco = metrics("inbatch"), metrics("moco")
-    for name in inbatch:
-        rows.append(row("queue beats in-batch negatives", name, inbatch[name], moco[name], "in-batch", "MoCo-BERT"))
-    pts = analysis_runs(cfg)["figure2_queue"]
-    for (k1, r1), (k2, r2) in zip(pts, pts[1:]):
-        a, b = metrics(r1)["STS avg (wmean)"], metrics(r2)["STS avg (wmean)"]
-        rows.append(row("larger queues help", "STS avg (wmean)", a, b, f"queue {k1}", f"queue {k2}"))
-    (_, shared), = [(v, n) for v, n in analysis_runs(cfg)["table5_momentum"] if v == "shared"]
-    (_, momentum), = [(v, n) for v, n in analysis_runs(cfg)["table5_momentum"] if v == "momentum"]
-    for name in ("STS avg (wmean)", "BUCC F1"):
-        rows.append(row("training without momentum fails", name, metrics(shared)[name], metrics(momentum)[name],
-                        "w/o momentum", "with momentum"))
-    return Table("claims", "Section 3.4 claims at this scale",
-                 ["claim", "metric", "A", "A score", "B", "B score", "B − A", "95% CI", "seeds", "verdict"], rows,
-                 [f"Seeds {cfg['seeds']}, paired by seed (the seeds column: how many each row used). B better is the "
-                  "paper's side. " + INTERVAL_NOTE, "'Larger queues help' compares consecutive Figure 2 sizes.",
-                  queue_age_note(cfg, load_paper_config("moco", "paper")),
-                  momentum_note(cfg, load_paper_config("moco", "paper"))])
+def claims(ctx: ReportContext) -> Table:
+    """Section 3.4's claims at this scale (``papers/moco/claims.py``)."""
+    cfg = ctx.cfg
+    return claims_table(declare(cfg), ctx, "Section 3.4 claims at this scale",
+                        [f"Seeds {cfg['seeds']}.", "'Larger queues help' compares consecutive Figure 2 sizes.",
+                         queue_age_note(cfg, load_paper_config("moco", "paper")),
+                         momentum_note(cfg, load_paper_config("moco", "paper"))])
 
 
 def bucc_note(manifest: dict) -> str:
@@ -324,7 +301,7 @@ def plot_tsne(tsne: dict, out: Path) -> list[Path]:
 def build(ctx: ReportContext):
     res = Results(ctx.store)
     tables, figures = build_tables(res, ctx.reported, ctx.manifest, ctx.cfg, ctx.scale)
-    tables.append(claims(res, ctx.cfg))
+    tables.append(claims(ctx))
     runs, f2 = figures["figure2_queue"]
     base_q = ctx.cfg["analysis"]["queue_size"]
     draw = {"figure2_queue": lambda out: plot_queue(runs, f2, res, ctx.scale, out, base_q),

@@ -14,24 +14,20 @@ from pathlib import Path
 
 from common.config import load_paper_config
 from common.languages import TO_ISO1
-from common.report.claims import INTERVAL_NOTE, Combined, Gap, paired_difference, verdict
+from common.report.claim import claims_table
 from common.report.cli import ReportContext, main
 from common.report.figures import plt, save
-from common.report.results import seed_stat, stat
+from common.report.results import stat
 from common.report.tables import Table, departures_note, leakage_note
-from papers.vmsst.runs import CLAIMED, TABLE6, TASKS, registry
+from papers.vmsst.claims import declare
+from papers.vmsst.names import LABEL
+from papers.vmsst.runs import TABLE6, TASKS, registry
 from papers.vmsst.score import score
-from papers.vmsst.variants import ABLATIONS
+from papers.vmsst.variants import ABLATIONS, batch_run, batch_sweep
 
 HERE = Path(__file__).parent
 ENG, ENG_CONCAT, XL, TATOEBA, BUCC_C, BUCC_M, NQ, MKQA = TASKS
 OBJECTIVES = ("contrastive", "bitranslation", "vmsst_contrastive", "vmsst")  # Table 1's row order
-LABEL = {"contrastive": "Contrastive", "bitranslation": "BiTranslation", "vmsst_contrastive": "VMSST Contrastive",
-         "vmsst": "VMSST", "vmsst_fact": "VMSST (fact.)", "vmsst_4enc": "VMSST (4 enc.)",
-         "vmsst_dec-half": "VMSST (12L dec.)", "vmsst_dec-1": "VMSST (1L dec.)", "vmsst_nokl": "VMSST (no KL)",
-         "vmsst_1enc": "VMSST (1 enc.)", "vmsst_no-enc-le": "VMSST (no enc. l.e.)",
-         "vmsst_no-dec-le": "VMSST (no dec. l.e.)", "contrastive_l4": "Contrastive",
-         "bitranslation_l4": "BiTranslation", "vmsst_l4": "VMSST", "vmsst_full": "VMSST (full enc., full dec.)"}
 COLUMNS = ["Eng.", "XL", "XL (s.)", "XL (d.)", "Tatoeba", "BUCC (c.)", "BUCC (m.)", "NQ", "MKQA", "Score"]
 
 
@@ -145,17 +141,6 @@ def table6(ctx: ReportContext) -> Table:
 def mean_of(values: list) -> float | None:
     values = [v for v in values if v is not None]
     return sum(values) / len(values) if values else None
-
-
-def batch_sweep(cfg: dict) -> list[tuple[int | float, int]]:
-    """Table 7's (factor of our main batch, the paper's batch) pairs, smallest first: the main runs are the factor
-    1; the smallest batch of the sweep stands for the paper's 2048."""
-    factors = sorted([1, *cfg["tables"]["batch_factors"]])
-    return [(f, round(2048 * f / factors[0])) for f in factors]
-
-
-def batch_run(objective: str, factor: int | float) -> str:
-    return objective if factor == 1 else f"{objective}_b{factor}"
 
 
 def table7(ctx: ReportContext) -> Table:
@@ -288,114 +273,17 @@ def appendix(ctx: ReportContext) -> list[Table]:
                   [where(ctx), note, data_note(ctx)])]
 
 
-def score_metric(store, method: str, init: str, seeds: list[int] | None = None) -> dict[int, Combined]:
-    """VMSST's Score per seed id as one item-level metric (for intervals over the six tasks' items at once)."""
-    parts = [(ENG, 1 / 6), (XL, 1 / 6), (TATOEBA, 1 / 6), (BUCC_C, 1 / 12), (BUCC_M, 1 / 12), (NQ, 1 / 6),
-             (MKQA, 1 / 6)]
-    per_task = [store.item_metrics(method, t, init, seeds) for t, _ in parts]
-    return {k: Combined([p[k] for p in per_task], [w for _, w in parts]) for k in per_task[0]}
-
-
-def table6_score_metric(store, method: str, init: str, languages: list[str], seeds: list[int]) -> dict[int, Combined]:
-    """Table 6's Score per seed id as one item-level metric: the mean of English STS, the STS17 pairs of its
-    languages, Tatoeba on them, NQ and MKQA on them (the parts :func:`table6` averages)."""
-    iso = [TO_ISO1.get(lang, lang) for lang in languages]
-    pairs = [p for lang in iso for p in (f"{lang}-en", f"{lang}-{lang}")]
-    parts = [(ENG, None), (XL, pairs), (TATOEBA, languages), (NQ, None), (MKQA, iso)]
-    per_task = [store.item_metrics(method, t, init, seeds, langs) for t, langs in parts]
-    return {k: Combined([p[k] for p in per_task], [1 / len(parts)] * len(parts)) for k in per_task[0]}
-
-
-def tatoeba_gap(store, init: str, seeds: list[int], languages: list[str]) -> dict[int, Gap]:
-    """Per seed id, VMSST's Tatoeba accuracy minus BiTranslation's over ``languages`` (Table 8's gap)."""
-    b = store.item_metrics("bitranslation", TATOEBA, init, seeds, languages)
-    v = store.item_metrics("vmsst", TATOEBA, init, seeds, languages)
-    return {k: Gap(b[k], v[k]) for k in b.keys() & v.keys()}
-
-
-def delta_sides(on_seen: dict[int, Gap], on_unseen: dict[int, Gap]) -> tuple[dict, dict]:
-    """Table 8's Δ as a paired difference (b − a): both sides on the same items, the seen and the unseen languages
-    together, each side weighting its own part (a claim's two systems must be scored on the same test items)."""
-    a = {k: Combined([on_seen[k], on_unseen[k]], [1, 0]) for k in on_seen}
-    b = {k: Combined([on_seen[k], on_unseen[k]], [0, 1]) for k in on_seen}
-    return a, b
-
-
-def gaps(store, suffix: str, init: str) -> dict[int, Gap]:
-    """Per seed id, VMSST's Score minus Contrastive's (runs ``vmsst<suffix>`` and ``contrastive<suffix>``)."""
-    c, v = score_metric(store, f"contrastive{suffix}", init), score_metric(store, f"vmsst{suffix}", init)
-    return {k: Gap(c[k], v[k]) for k in c.keys() & v.keys()}
-
-
 def claims(ctx: ReportContext) -> Table:
-    s, rows = ctx.store, []
-
-    def metric(method: str, task: str, init: str) -> dict:
-        return s.item_metrics(method, task, init)
-
-    def row(claim: str, name: str, init: str, a: dict, b: dict, sign: int = 1) -> list:
-        d = paired_difference(a, b)
-        return [claim, name, init, seed_stat(a), seed_stat(b), d.mean,
-                f"[{d.lo:.1f}, {d.hi:.1f}]", d.seeds, verdict(d, sign) if sign else "no direction claimed"]
-
-    first = ctx.cfg["seeds"][:1]
-    for init in ctx.cfg["encoders"]:
-        for other in ("contrastive", "bitranslation", "vmsst_contrastive"):  # the last two: first seed only
-            seeds = None if other in CLAIMED else first
-            rows.append(row("VMSST has the best Score (6.5)", f"Score: {LABEL[other]} → VMSST", init,
-                            score_metric(s, other, init, seeds), score_metric(s, "vmsst", init, seeds)))
-        for name, task in (("BUCC (cosine)", BUCC_C), ("English STS", ENG), ("NQ", NQ), ("MKQA", MKQA)):
-            rows.append(row("VMSST above Contrastive (6.5)", name, init, metric("contrastive", task, init),
-                            metric("vmsst", task, init)))
-        rows.append(row("Contrastive above VMSST on Tatoeba (6.5)", "Tatoeba", init, metric("vmsst", TATOEBA, init),
-                        metric("contrastive", TATOEBA, init)))
-    ran = ctx.cfg["tables"].get("ablations", ABLATIONS)  # section 7.1, Table 4: the ablation setting, its one seed
-    a_init, a_seed = ctx.cfg["tables"]["ablation_init"], [ctx.cfg["ablation_seed"]]
-    for name, claim in (("vmsst_nokl", "VMSST above no KL (7.1: removing the KL term has the largest effect)"),
-                        ("vmsst_4enc", "VMSST above 4 enc. (7.1: 'doesn't improve'; 7.2: 'appear to weaken')")):
-        if name in ran:
-            rows.append(row(claim, f"Score: {LABEL[name]} → VMSST", a_init, score_metric(s, name, a_init, a_seed),
-                            score_metric(s, "vmsst", a_init, a_seed)))
-    t6_init, langs = next(iter(ctx.cfg["encoders"])), list(ctx.cfg["tables"]["table6_languages"])
-    t6 = {m: table6_score_metric(s, m, t6_init, langs, first) for m in ("bitranslation_l4", "vmsst_l4", "vmsst_full")}
-    rows += [row("VMSST above BiTranslation on Table 6's languages (7.2: the approximation holds, VMSST closer to "
-                 "the unshared model than BiTranslation, with the next row)",
-                 "Table 6 Score: BiTranslation → VMSST", t6_init, t6["bitranslation_l4"], t6["vmsst_l4"]),
-             row("A gap remains between the unshared model and VMSST (7.2)",
-                 "Table 6 Score: VMSST → full enc., full dec.", t6_init, t6["vmsst_l4"], t6["vmsst_full"])]
-    trained = set(ctx.manifest["train_languages"])
-    for init in ctx.cfg["encoders"]:  # section 7.3, Table 8: the source separation helps unseen languages more
-        evaluated = set(s.first("vmsst", TATOEBA, init)["per_language"])
-        seen, unseen = sorted(evaluated & trained), sorted(evaluated - trained)
-        if seen and unseen:
-            rows.append(row("Source separation helps unseen languages more: Δ > 0 (7.3)",
-                            "Tatoeba, VMSST − BiTranslation: seen → unseen", init,
-                            *delta_sides(tatoeba_gap(s, init, first, seen), tatoeba_gap(s, init, first, unseen))))
-    inits = [i for i in ctx.cfg["encoders"] if not ctx.cfg["encoders"][i].get("pretrained")]
-    gap = {i: gaps(s, "", i) for i in inits}
-    for shallow, deep in zip(inits, inits[1:]):
-        rows.append(row("VMSST's advantage grows with depth (6.5)", "Score: VMSST − Contrastive", f"{shallow} → {deep}",
-                        gap[shallow], gap[deep]))
-    seeds = ctx.cfg["tables"].get("batch_seeds", ctx.cfg["seeds"])
-    base = ctx.cfg["training"]["global_batch_size"]
-    for init in ctx.cfg["tables"]["batch_inits"]:
-        deep = "24 Layer" in ctx.cfg["tables"]["paper_settings"].get(init, "")
-        for f, paper_batch in batch_sweep(ctx.cfg):
-            claim = ("VMSST above Contrastive at every batch size, 24 layers (7.4)" if deep else
-                     "Larger batches equalize VMSST and Contrastive, 6 layers (7.4)")
-            rows.append(row(claim, "Score", f"{init}: batch {round(base * f)} (paper {paper_batch})",
-                            score_metric(s, batch_run("contrastive", f), init, seeds),
-                            score_metric(s, batch_run("vmsst", f), init, seeds), sign=1 if deep else 0))
-    return Table("claims", f"The paper's claims at scale '{ctx.scale}'",
-                 ["claim", "metric", "setting", "A", "B", "B − A", "95% CI", "seeds", "verdict"], rows,
-                 [f"Seeds {ctx.cfg['seeds']}, paired by seed (the seeds column: how many each row used). "
-                  + INTERVAL_NOTE + " For the Score, the items of all six of its tasks.",
-                  "Section 7.4 claims that the advantage *remains* at larger batches, 'especially for large models': "
-                  "in Table 7 the 24-layer VMSST stays ahead (+5.8, +3.7, +3.1 at 2048, 4096, 8192), so the claim is "
-                  "tested on the settings standing for 24 layers; the 6-layer models go from +1.9 to level (-0.4 at "
-                  "4096, -0.2 at 8192: 'increasing the batch size equalizes'), a claim of no direction. In both the "
-                  "gap narrows with batch size; it does not grow. Best Score: BiTranslation and VMSST Contrastive "
-                  f"run seed {first[0]} only, so those rows pair that seed."])
+    """The paper's claims at this scale (``papers/vmsst/claims.py``)."""
+    first = ctx.cfg["seeds"][0]
+    return claims_table(declare(ctx.cfg), ctx, f"The paper's claims at scale '{ctx.scale}'", [
+        f"Seeds {ctx.cfg['seeds']}. For the Score, the items of all six of its tasks.",
+        "Section 7.4 claims that the advantage *remains* at larger batches, 'especially for large models': in Table 7 "
+        "the 24-layer VMSST stays ahead (+5.8, +3.7, +3.1 at 2048, 4096, 8192), so the claim is tested on the "
+        "settings standing for 24 layers; the 6-layer models go from +1.9 to level (-0.4 at 4096, -0.2 at 8192: "
+        "'increasing the batch size equalizes'), a claim of no direction. In both the gap narrows with batch size; "
+        "it does not grow. Best Score: BiTranslation and VMSST Contrastive run seed "
+        f"{first} only, so those rows pair that seed."])
 
 
 def training_figure(ctx: ReportContext, out: Path) -> list[Path]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from common.runs import Run, RunRegistry
 from papers.vmsst.model import OBJECTIVES
-from papers.vmsst.variants import ABLATIONS
+from papers.vmsst.variants import ABLATIONS, batch_run
 
 # Section 6.2: English STS, cross-lingual STS, Tatoeba, BUCC (cosine and margin), question retrieval;
 # appendix Table 9's second STS protocol.
@@ -35,5 +35,5 @@ def registry(cfg: dict) -> RunRegistry:
         for f in v["batch_factors"]:
             for o in CLAIMED:
                 for s in v.get("batch_seeds", seeds):
-                    reg.add(Run(f"{o}_b{f}", init, s, TASKS))
+                    reg.add(Run(batch_run(o, f), init, s, TASKS))
     return reg

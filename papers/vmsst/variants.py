@@ -77,3 +77,14 @@ def same_step_as(name: str) -> str | None:
     step where the routed model is too large to build (common/census/__main__.py), and
     tests/papers/vmsst/test_variants.py checks the equality at a small width."""
     return {"vmsst_4enc": "vmsst", "vmsst_full": "vmsst_l4"}.get(name)
+
+
+def batch_sweep(cfg: dict) -> list[tuple[int | float, int]]:
+    """Table 7's (factor of our main batch, the paper's batch) pairs, smallest first: the main runs are the factor
+    1; the smallest batch of the sweep stands for the paper's 2048."""
+    factors = sorted([1, *cfg["tables"]["batch_factors"]])
+    return [(f, round(2048 * f / factors[0])) for f in factors]
+
+
+def batch_run(objective: str, factor: int | float) -> str:
+    return objective if factor == 1 else f"{objective}_b{factor}"

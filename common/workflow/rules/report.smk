@@ -7,9 +7,10 @@ EVAL_JSONS = [P.eval_json(r.init, r.method, r.seed, t) for r, t in REG.evaluatio
 
 
 def report_files(out, tables, figures):
-    """What common.report.cli writes into ``out``: each table as CSV, Markdown and LaTeX, each figure as PNG and
-    PDF, and the index README.md."""
+    """What common.report.cli writes into ``out``: each table as CSV, Markdown and LaTeX (the claims table's records
+    as JSON too: common/report/claim.py), each figure as PNG and PDF, and the index README.md."""
     return ([f"{out}/{t}.{ext}" for t in tables for ext in ("csv", "md", "tex")]
+            + [f"{out}/claims.json" for t in tables if t == "claims"]
             + [f"{out}/{f}.{ext}" for f in figures for ext in ("png", "pdf")] + [f"{out}/README.md"])
 
 

@@ -31,11 +31,11 @@ def test_claims_give_intervals_and_verdicts(tmp_path):
         put("tr_tlm", seed, "0000", "0111")
         put("dap", seed, "1111", "0000")
     ctx = ReportContext("dap", "mini", cfg, ResultStore(tmp_path, registry(cfg)), {}, {}, tmp_path)
-    rows = {(r[1], r[2]): r for r in claims(ctx).rows}
-    latin = rows[("DAP > TR", "Tatoeba, Latin-script languages with training data (1)")]
-    assert (latin[5], latin[6], latin[7], latin[8]) == (100.0, "[100.0, 100.0]", 2, "holds")
-    trained = rows[("DAP > TR+TLM", "Tatoeba, languages with training data (2)")]
-    assert (trained[5], trained[6], trained[8]) == (50.0, "[50.0, 50.0]", "holds")
-    assert rows[("DAP > TR", "XNLI accuracy")][8] == "inconclusive"
+    rows = {(r[0], r[2]): r for r in claims(ctx).rows}
+    latin = rows[("DAP > TR", "Tatoeba, Latin-script languages with training data")]
+    assert (latin[8], latin[9], latin[10], latin[11]) == (100.0, "[100.0, 100.0]", 2, "holds")
+    trained = rows[("DAP > TR+TLM", "Tatoeba, languages with training data")]
+    assert (trained[8], trained[9], trained[11]) == (50.0, "[50.0, 50.0]", "holds")
+    assert rows[("DAP > TR", "XNLI accuracy")][11] == "inconclusive"
     bucc = rows[("DAP > TR", "BUCC test F1")]
-    assert bucc[3].mean == pytest.approx(200 * 3 / (3 + 1 + 3)) and bucc[4].mean == 0.0 and bucc[8] == "reversed"
+    assert bucc[5].mean == pytest.approx(200 * 3 / (3 + 1 + 3)) and bucc[7].mean == 0.0 and bucc[11] == "reversed"

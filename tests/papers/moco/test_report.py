@@ -1,9 +1,11 @@
+from types import SimpleNamespace
+
 import pytest
 
 from common.config import load_paper_config
 from common.io import write_json
 from common.report.results import ResultStore
-from papers.moco.report import Results, claims, momentum_note, queue_age_note
+from papers.moco.report import claims, momentum_note, queue_age_note
 from papers.moco.runs import registry
 
 
@@ -54,13 +56,16 @@ def test_claims_give_intervals_and_verdicts(tmp_path):
         put("q64_shared", seed, sts=worse, tp="0" * 20)
     for seed in (1, 2):  # the main run is also the queue-64 point of Figure 2
         put("moco", seed, tatoeba="1111", sts=worse)
-    rows = {(r[0], r[1]): r for r in claims(Results(ResultStore(tmp_path, registry(cfg))), cfg).rows}
+    table = claims(SimpleNamespace(store=ResultStore(tmp_path, registry(cfg)), cfg=cfg))
+    rows = {(r[0], r[2]): r for r in table.rows}
     tat = rows[("queue beats in-batch negatives", "Tatoeba (both directions)")]
-    assert (tat[6], tat[7], tat[8], tat[9]) == (100.0, "[100.0, 100.0]", 2, "holds")
-    assert rows[("queue beats in-batch negatives", "BUCC F1")][9] == "inconclusive"
-    assert rows[("larger queues help", "STS avg (wmean)")][9] == "reversed"  # queue 64 (worse STS) vs queue 32
-    assert rows[("training without momentum fails", "STS avg (wmean)")][9] == "inconclusive"  # both 'worse'
+    assert (tat[8], tat[9], tat[10], tat[11]) == (100.0, "[100.0, 100.0]", 2, "holds")
+    assert rows[("queue beats in-batch negatives", "BUCC F1")][11] == "inconclusive"
+    assert rows[("larger queues help", "STS avg (wmean)")][11] == "reversed"  # queue 64 (worse STS) vs queue 32
+    assert rows[("training without momentum fails", "STS avg (wmean)")][11] == "inconclusive"  # both 'worse'
     bucc = rows[("training without momentum fails", "BUCC F1")]
     # F1 = 2 TP / (TP + FP + gold)
-    assert bucc[3].mean == 0.0 and bucc[5].mean == pytest.approx(200 * 10 / (10 + 1 + 19))
-    assert bucc[9] == "holds"  # w/o momentum finds nothing
+    assert bucc[5].mean == 0.0 and bucc[7].mean == pytest.approx(200 * 10 / (10 + 1 + 19))
+    assert bucc[11] == "holds"  # w/o momentum finds nothing
+    record = next(r for r in table.records if r["id"] == "no-momentum-fails.bucc")  # claims.json's record
+    assert (record["where"], record["a"], record["verdict"], record["seeds"]) == ("Table 5", "w/o momentum", "holds", 2)

@@ -3,7 +3,7 @@ as a paired difference whose two sides are scored on the same test items (seen a
 import pytest
 
 from common.report.claims import Gap, MeanOfAccuracies, paired_difference
-from papers.vmsst.report import delta_sides
+from papers.vmsst.measures import delta_sides
 
 
 def tatoeba(*per_language: str) -> MeanOfAccuracies:

@@ -1,0 +1,42 @@
+"""DAP's claims (Tables 1-4), declared (:mod:`common.report.claim`): DAP above TR and above TR+TLM on each
+retrieval and transfer metric, for each initial encoder."""
+from __future__ import annotations
+
+from common.languages import LATIN_SCRIPT, XTREME_36
+from common.report.claim import Claim, task_side
+from papers.dap.runs import TASKS, registry
+from papers.dap.variants import LABEL
+
+TATOEBA, BUCC, XNLI = TASKS
+
+
+def _trained(init: str, latin: bool = False):
+    """The Tatoeba languages with training data (as the results list them), Latin-script ones only with ``latin``."""
+    def languages(ctx) -> list[str]:
+        trained = ctx.store.first("dap", TATOEBA, init)["trained_languages"]
+        return [lang for lang in trained if lang in LATIN_SCRIPT] if latin else trained
+    return languages
+
+
+def _section5(init: str):
+    """Section 5's average: the 36 XTREME languages, or every evaluated one where they are not all present."""
+    def languages(ctx) -> list[str] | None:
+        return XTREME_36 if ctx.store.first("dap", TATOEBA, init)["groups"]["36"]["both"] is not None else None
+    return languages
+
+
+def declare(cfg: dict) -> list[Claim]:
+    claims = []
+    for init in registry(cfg).inits():
+        metrics = [("tatoeba", "Table 1", "Tatoeba (section 5 average: XTREME's 36 where present)", TATOEBA,
+                    _section5(init)),
+                   ("tatoeba-trained", "Table 1", "Tatoeba, languages with training data", TATOEBA, _trained(init)),
+                   ("tatoeba-trained-latin", "Table 1", "Tatoeba, Latin-script languages with training data",
+                    TATOEBA, _trained(init, latin=True)),
+                   ("bucc", "Table 3", "BUCC test F1", BUCC, None), ("xnli", "Table 4", "XNLI accuracy", XNLI, None)]
+        for baseline in ("tr", "tr_tlm"):
+            claims += [Claim(f"above-{baseline}.{key}.{init}", "dap", where, f"DAP > {LABEL[baseline]}", name,
+                             task_side(LABEL[baseline], baseline, task, init, languages=langs),
+                             task_side("DAP", "dap", task, init, languages=langs), setting=init)
+                       for key, where, name, task, langs in metrics]
+    return claims

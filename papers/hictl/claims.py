@@ -1,0 +1,72 @@
+"""HICTL's claims, declared (:mod:`common.report.claim`): Table 1 (HICTL above its MLM/TLM-only run; hard negatives
+help), Table 3 (removing each part hurts) and, for the NMT report, sections 3.2 and 4.2 (a pre-trained encoder above
+random init, stage 2 above stage 1 alone, the logit bias helps)."""
+from __future__ import annotations
+
+from common.io import read_json
+from common.nmt import plan
+from common.report.claim import Claim, Side, task_side
+from common.report.claims import Combined, CorpusBleu
+from papers.hictl.names import LABEL, arrow
+from papers.hictl.variants import ABLATIONS
+
+SHORT = {"xnli@zero-shot": "XNLI", "bucc@ratio-k4": "BUCC", "tatoeba@cosine": "Tatoeba"}
+
+
+def _overall(label: str, method: str, init: str, tasks: list[str], seeds: list[int] | None = None) -> Side:
+    """The mean of every task run at this scale (XTREME's average needs all nine), per seed id."""
+    def measure(ctx):
+        per = [ctx.store.item_metrics(method, t, init, seeds) for t in tasks]
+        return {k: Combined([p[k] for p in per], [1 / len(tasks)] * len(tasks)) for k in per[0]}
+    return Side(label, measure)
+
+
+def declare(cfg: dict) -> list[Claim]:
+    init, tasks = next(iter(cfg["encoders"])), list(cfg["hictl"]["tasks"])
+    claims = []
+    for m in ("hictl", "hictl_hns"):
+        claims += [Claim(f"{m}-above-lm-only.{SHORT[t]}", "hictl", "Table 1", f"{LABEL[m]} above MLM/TLM only",
+                         SHORT[t], task_side(LABEL["lm_only"], "lm_only", t, init), task_side(LABEL[m], m, t, init))
+                   for t in ("bucc@ratio-k4", "tatoeba@cosine", "xnli@zero-shot") if t in tasks]
+    claims += [Claim(f"hard-negatives-help.{SHORT[t]}", "hictl", "Table 1 (+ Hns)", "Hard negatives help", SHORT[t],
+                     task_side(LABEL["hictl"], "hictl", t, init), task_side(LABEL["hictl_hns"], "hictl_hns", t, init))
+               for t in ("bucc@ratio-k4", "tatoeba@cosine") if t in tasks]
+    claims.append(Claim("hard-negatives-help.mean", "hictl", "Table 1 (+ Hns)", "Hard negatives help",
+                        "mean of our tasks", _overall(LABEL["hictl"], "hictl", init, tasks),
+                        _overall(LABEL["hictl_hns"], "hictl_hns", init, tasks)))
+    seed = [cfg["ablation_seed"]]
+    claims += [Claim(f"{name}-hurts", "hictl", "Table 3", f"{LABEL[name].replace('w/o', 'removing')} hurts",
+                     "mean of our tasks", _overall(LABEL[name], name, init, tasks, seed),
+                     _overall(LABEL["hictl_hns"], "hictl_hns", init, tasks, seed)) for name in ABLATIONS]
+    return claims
+
+
+def _bleu(label: str, spec: dict, system: str, model: str, pair: str) -> Side:
+    """Corpus BLEU of one NMT model on its pair's first test set (one seed)."""
+    t = plan.Translation("low_resource", system, model, pair, plan.tests_of(spec, pair, system)[0])
+    return Side(label, lambda ctx: [CorpusBleu(read_json(t.path(str(ctx.results))))])
+
+
+def nmt_declare(cfg: dict) -> list[Claim]:
+    """The low-resource setting's claims (Table 5's pairs): per fine-tuned pair and pre-trained system."""
+    spec = cfg.get("nmt", {}).get("settings", {}).get("low_resource")
+    if not spec:
+        return []
+    systems = spec["systems"]
+    claims = []
+    for pair in spec["finetune"]:
+        for s in (s for s in systems if s != plan.RANDOM and not s.endswith(plan.NOBIAS)):
+            final = _bleu(f"{s}, stage 2", spec, s, f"stage2-{pair}", pair)
+            metric = f"BLEU {arrow(pair)} ({s})"
+            if plan.RANDOM in systems:
+                claims.append(Claim(f"pretrained-above-random.{pair}.{s}", "hictl", "Tables 4-5",
+                                    "Pre-trained encoder above random init", metric,
+                                    _bleu("random init", spec, plan.RANDOM, pair, pair), final))
+            claims.append(Claim(f"stage2-above-stage1.{pair}.{s}", "hictl", "section 3.2",
+                                "Stage 2 above stage 1 alone", metric,
+                                _bleu(f"{s}, stage 1", spec, s, "stage1", pair), final))
+            if s + plan.NOBIAS in systems:
+                claims.append(Claim(f"logit-bias-helps.{pair}.{s}", "hictl", "section 3.2", "The logit bias helps",
+                                    metric, _bleu(f"{s}, no logit bias", spec, s + plan.NOBIAS, f"stage2-{pair}", pair),
+                                    final))
+    return claims

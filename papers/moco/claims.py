@@ -1,0 +1,30 @@
+"""MoCo-BERT's claims (section 3.4), declared (:mod:`common.report.claim`): the queue of keys beats in-batch
+negatives (Tables 1-3), larger queues help (Figure 2), training without the momentum encoder fails (Table 5)."""
+from __future__ import annotations
+
+from common.report.claim import Claim, task_side
+from papers.moco.runs import INIT, TASKS
+from papers.moco.variants import analysis_runs
+
+TATOEBA, BUCC, STS = TASKS
+METRICS = {"sts": ("STS avg (wmean)", STS), "bucc": ("BUCC F1", BUCC),
+           "tatoeba": ("Tatoeba (both directions)", TATOEBA)}
+
+
+def _claim(key: str, where: str, statement: str, metric: str, a: tuple[str, str], b: tuple[str, str]) -> Claim:
+    name, task = METRICS[metric]
+    return Claim(f"{key}.{metric}", "moco", where, statement, name,
+                 task_side(a[0], a[1], task, INIT), task_side(b[0], b[1], task, INIT))
+
+
+def declare(cfg: dict) -> list[Claim]:
+    runs = analysis_runs(cfg)
+    claims = [_claim("queue-beats-inbatch", "Tables 1-3", "queue beats in-batch negatives", m,
+                     ("in-batch", "inbatch"), ("MoCo-BERT", "moco")) for m in ("sts", "bucc", "tatoeba")]
+    sizes = runs["figure2_queue"]  # consecutive sizes of Figure 2
+    claims += [_claim(f"larger-queues-help.{k1}-{k2}", "Figure 2", "larger queues help", "sts",
+                      (f"queue {k1}", r1), (f"queue {k2}", r2)) for (k1, r1), (k2, r2) in zip(sizes, sizes[1:])]
+    pair = dict((v, n) for v, n in runs["table5_momentum"])
+    claims += [_claim("no-momentum-fails", "Table 5", "training without momentum fails", m,
+                      ("w/o momentum", pair["shared"]), ("with momentum", pair["momentum"])) for m in ("sts", "bucc")]
+    return claims

@@ -1,0 +1,59 @@
+"""Claims as declarations: a claim evaluated to its record, claims a scale cannot score left out, ids unique, and
+the cross-paper index joining declarations with the reports' records."""
+from types import SimpleNamespace
+
+import pytest
+
+from common.io import read_json, write_json
+from common.report import claims_index
+from common.report.claim import Claim, NotApplicable, Side, claims_table
+from common.report.claims import MeanOfAccuracies
+from common.report.results import Stat
+
+
+def side(label, *outcomes):
+    """Two seeds, each the same outcomes (one bit per test item, one string per language)."""
+    return Side(label, lambda ctx: {1: MeanOfAccuracies(list(outcomes)), 2: MeanOfAccuracies(list(outcomes))})
+
+
+def missing(ctx):
+    raise NotApplicable("no such languages here")
+
+
+def test_claims_table_and_records():
+    """B right on every item where A is wrong on every one: +100 [100, 100] over 2 seeds, 'holds'; the same claim
+    with the paper expecting the other sign reads 'reversed', with no direction 'no direction claimed'."""
+    a, b = side("A", "0000", "00"), side("B", "1111", "11")
+    claims = [Claim("up", "toy", "Table 1", "B above A", "accuracy", a, b),
+              Claim("down", "toy", "Table 2", "B below A", "accuracy", a, b, sign=-1),
+              Claim("level", "toy", "Table 3", "no direction", "accuracy", a, b, sign=0, setting="s"),
+              Claim("skipped", "toy", "Table 4", "needs data", "accuracy", a, Side("B", missing))]
+    t = claims_table(claims, SimpleNamespace(), "caption", ["a note"])
+    assert [r[0] for r in t.rows] == ["B above A", "B below A", "no direction"]  # the last one left out
+    assert t.rows[0][4:] == ["A", Stat(0.0, 0.0, 2), "B", Stat(100.0, 0.0, 2), 100.0, "[100.0, 100.0]", 2, "holds"]
+    assert [r[-1] for r in t.rows] == ["holds", "reversed", "no direction claimed"]
+    assert t.records[2] == {"paper": "toy", "id": "level", "where": "Table 3", "statement": "no direction",
+                            "metric": "accuracy", "setting": "s", "a": "A", "b": "B", "a_score": 0.0,
+                            "b_score": 100.0, "difference": 100.0, "lo": 100.0, "hi": 100.0, "seeds": 2, "sign": 0,
+                            "verdict": "no direction claimed", "reason": ""}
+    assert t.notes[0] == "a note"
+    assert t.notes[-1] == "Not applicable at this scale: needs data (accuracy): no such languages here."
+    assert (t.records[3]["verdict"], t.records[3]["reason"]) == ("not applicable here", "no such languages here")
+    with pytest.raises(ValueError, match="declared twice"):
+        claims_table(claims[:1] * 2, SimpleNamespace(), "caption")
+
+
+def test_index_joins_declarations_with_the_reports_records(tmp_path):
+    """Every paper's claims at smoke scale are listed; one with a record in its report's claims.json carries that
+    verdict, the others say they have not been evaluated."""
+    write_json(tmp_path / "moco" / "smoke" / "claims.json", {"caption": "c", "records": [
+        {"id": "queue-beats-inbatch.sts", "verdict": "holds", "difference": 1.5, "lo": 0.5, "hi": 2.5, "seeds": 5}]})
+    table, records = claims_index.index("smoke", tmp_path)
+    assert {r["paper"] for r in records} == {"dap", "hictl", "moco", "vmsst"}
+    assert len({(r["paper"], r["id"]) for r in records}) == len(records)  # ids unique within a paper
+    moco = {r["id"]: r for r in records if r["paper"] == "moco"}
+    assert (moco["queue-beats-inbatch.sts"]["verdict"], moco["queue-beats-inbatch.sts"]["seeds"]) == ("holds", 5)
+    assert moco["queue-beats-inbatch.bucc"]["verdict"] == claims_index.NOT_RUN
+    assert "moco: 8 claims (holds 1, not evaluated yet 7)" in table.notes[0]
+    claims_index.main(["--scale", "smoke", "--figures", str(tmp_path)])
+    assert len(read_json(tmp_path / "claims" / "smoke.json")["records"]) == len(records)
