@@ -18,3 +18,15 @@ def test_every_method_trains_with_the_shared_budget():
             cfg = load_experiment_config("leaderboard", paper, scale)  # validated by the paper's own schema
             assert cfg["training"] == board["training"] and cfg["encoders"] == board["encoders"]
             assert cfg["seeds"] == board["seeds"] and cfg["corpus"] == board["corpus"]
+
+
+def test_the_initial_encoder_is_one_untrained_run():
+    """The mini and paper leaderboards start with the encoder every method starts from: DAP's ``init`` variant (no
+    step taken), on the first seed only."""
+    from papers.dap.variants import resolve
+
+    for scale in ("mini", "paper"):
+        cfg = load_leaderboard_config(scale)
+        runs = [r for r in registry(cfg) if r.method == "init"]
+        assert [r.seed for r in runs] == cfg["seeds"][:1] and len(cfg["seeds"]) > 1
+        assert resolve(METHODS["init"].variant, cfg["papers"]["dap"]["dap"])["train"] is False
