@@ -1,9 +1,6 @@
-"""Results files: one JSON per (model, task, scale, seed), after MTEB's results layout.
-
-Fields: ``task_name``, ``split``, ``languages``, ``scores`` (with ``main_score``),
-``model`` (name, path, variant), ``scale``, ``seed``, ``config_hash`` (sha256 of the
-resolved config), ``git_commit``, ``versions`` (python and key packages), ``data_sha256``
-(hash of every data file read) and ``evaluation_time`` in seconds.
+"""Results files: one JSON per (model, task, scale, seed), after MTEB's results layout: a
+:class:`ResultRecord`, whose JSON schema is written beside it (``ResultRecord.schema.json``,
+:mod:`common.records`) and checked whenever a report reads it.
 """
 from __future__ import annotations
 
@@ -12,9 +9,12 @@ import importlib.metadata
 import json
 import platform
 import subprocess
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from common.io import sha256_files, write_json
+from common.records import read_record, write_schema
 
 PACKAGES = ("torch", "transformers", "tokenizers", "deepspeed", "numpy", "scipy")
 
@@ -41,15 +41,35 @@ def versions() -> dict[str, str]:
     return out
 
 
+@dataclass(frozen=True)
+class ResultRecord:
+    """One evaluation of one model on one task (its results JSON)."""
+
+    task_name: str
+    split: str
+    languages: list[str]
+    scores: dict[str, Any]  # the task's metrics, ``main_score`` among them
+    model: dict[str, Any]  # name, path and the embedder's description
+    scale: str
+    seed: int
+    config_hash: str  # sha256 of the resolved config
+    git_commit: str | None
+    versions: dict[str, str]  # python and the key packages
+    data_sha256: str  # of every data file read
+    evaluation_time: float  # seconds
+
+
 def write_result(path: str | Path, *, task: str, split: str, languages: list[str], scores: dict, model: dict,
                  scale: str, seed: int, config: dict, data_files: list[str | Path], evaluation_time: float) -> dict:
     if "main_score" not in scores:
         raise ValueError(f"{task}: scores must contain main_score")
-    record = {
-        "task_name": task, "split": split, "languages": languages, "scores": scores, "model": model,
-        "scale": scale, "seed": seed, "config_hash": config_hash(config), "git_commit": git_commit(),
-        "versions": versions(), "data_sha256": sha256_files(sorted(str(p) for p in data_files)),
-        "evaluation_time": round(evaluation_time, 3),
-    }
-    write_json(path, record)
-    return record
+    record = ResultRecord(task, split, languages, scores, model, scale, seed, config_hash(config), git_commit(),
+                          versions(), sha256_files(sorted(str(p) for p in data_files)), round(evaluation_time, 3))
+    write_json(path, asdict(record))
+    write_schema(Path(path).parent, ResultRecord)
+    return asdict(record)
+
+
+def read_result(path: str | Path) -> ResultRecord:
+    """A results JSON, checked against :class:`ResultRecord`'s schema (an error names the file and the field)."""
+    return read_record(path, ResultRecord)

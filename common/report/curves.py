@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from common.io import read_json
+from common.eval.results import read_result
 
 FIGURE = "figure_learning_curve"
 
@@ -49,7 +49,7 @@ def curve_points(ctx) -> dict[tuple[str, int], list[tuple[int, float]]]:
     out = {}
     for method in spec["methods"]:
         for seed in store.registry.seeds(method, init):
-            points = [(s, read_json(point_path(ctx.results, init, method, seed, s, task))["scores"]["main_score"])
+            points = [(s, read_result(point_path(ctx.results, init, method, seed, s, task)).scores["main_score"])
                       for s in steps]
             final = store.values(method, task, "main_score", init, [seed])[0]
             out[(method, seed)] = [*start, *points, (last, final)]

@@ -12,8 +12,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from common.eval.results import read_result
 from common.eval.tasks import get_task
-from common.io import read_json
 from common.report.claims import ItemMetric, item_metric
 from common.runs import Run, RunRegistry
 
@@ -64,7 +64,7 @@ class ResultStore:
 
     @cache  # noqa: B019 -- one store per report process; the files do not change under it
     def _read(self, path: Path) -> dict:
-        return read_json(path)["scores"]
+        return read_result(path).scores
 
     def _init(self, init: str | None) -> str:
         return init if init is not None else self.registry.inits()[0]

@@ -1,17 +1,17 @@
 import pytest
 
-from common.io import write_json
 from common.report.results import ResultStore, Stat, metric
 from common.report.specs import Col, Ref, Row, TableSpec
 from common.report.tables import fmt
 from common.runs import Run, RunRegistry
+from tests.results import write_scores
 
 
 @pytest.fixture
 def store(tmp_path):
     reg = RunRegistry("x", [Run("m", "i", 1, ("t", "fig")), Run("m", "i", 2, ("t",)), Run("abl", "i", 1, ("t",))])
     for (method, seed), f1 in {("m", 1): 10.0, ("m", 2): 20.0, ("abl", 1): 5.0}.items():
-        write_json(tmp_path / "eval" / "i" / method / f"seed{seed}" / "t.json",
+        write_scores(tmp_path / "eval" / "i" / method / f"seed{seed}" / "t.json",
                    {"scores": {"main_score": f1, "per_pair": {"de-en": {"test": {"f1": f1 + 1}}}}})
     return ResultStore(tmp_path, reg)
 
@@ -30,7 +30,7 @@ def test_store_reads_registered_seeds(store):
 
 def test_a_task_registered_on_one_seed_reads_that_seed_only(store, tmp_path):
     """MoCo-BERT's t-SNE is scored on the main run's first seed: the 3-seed mini report read seed 2's missing file."""
-    write_json(tmp_path / "eval" / "i" / "m" / "seed1" / "fig.json", {"scores": {"main_score": 1.0}})
+    write_scores(tmp_path / "eval" / "i" / "m" / "seed1" / "fig.json", {"scores": {"main_score": 1.0}})
     assert store.values("m", "fig") == [1.0]
     with pytest.raises(KeyError, match=r"no seed of run \(abl, i\) is scored on 'fig'"):
         store.values("abl", "fig")

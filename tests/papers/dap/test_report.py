@@ -1,10 +1,10 @@
 import pytest
 
-from common.io import write_json
 from common.report.cli import ReportContext
 from common.report.results import ResultStore
 from papers.dap.report import claims
 from papers.dap.runs import registry
+from tests.results import write_scores
 
 
 def test_claims_give_intervals_and_verdicts(tmp_path):
@@ -17,13 +17,13 @@ def test_claims_give_intervals_and_verdicts(tmp_path):
 
     def put(method, seed, deu, tp):
         d = tmp_path / "eval" / "minilm" / method / f"seed{seed}"
-        write_json(d / "tatoeba@cosine.json", {"scores": {
+        write_scores(d / "tatoeba@cosine.json", {"scores": {
             "items": {"deu": {"xx2en": deu, "en2xx": deu}, "cmn": {"xx2en": "0110", "en2xx": "1010"}},
             "groups": {"36": {"both": None}, "all": {"both": 0.0}, "trained_latin": {"n_languages": 1}},
             "trained_languages": ["cmn", "deu"]}})
-        write_json(d / "bucc@ratio-k4.json", {"scores": {"per_pair": {"de-en": {"test_items": {
+        write_scores(d / "bucc@ratio-k4.json", {"scores": {"per_pair": {"de-en": {"test_items": {
             "gold": "0111", "tp": tp, "fp": "1000"}}}}})
-        write_json(d / "xnli@zero-shot.json", {"scores": {"items": {"en": "1100", "de": "1010"},
+        write_scores(d / "xnli@zero-shot.json", {"scores": {"items": {"en": "1100", "de": "1010"},
                                                           "clusters": [0, 0, 1, 1]}})
 
     for seed in (1, 2):

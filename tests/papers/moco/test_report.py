@@ -3,10 +3,10 @@ from types import SimpleNamespace
 import pytest
 
 from common.config import load_paper_config
-from common.io import write_json
 from common.report.results import ResultStore
 from papers.moco.report import claims, momentum_note, queue_age_note
 from papers.moco.runs import registry
+from tests.results import write_scores
 
 
 def test_queue_age_note_against_hand_computed_ages():
@@ -44,10 +44,10 @@ def test_claims_give_intervals_and_verdicts(tmp_path):
 
     def put(run, seed, tatoeba="0000", sts=sts_items, tp=hit):
         d = tmp_path / "eval" / "pair" / run / f"seed{seed}"
-        write_json(d / "sts-en@wmean.json", {"scores": {"datasets": {"STS12": {"items": {"a": sts}}}}})
-        write_json(d / "bucc@distance-k3.json", {"scores": {"per_pair": {"zh-en": {"test_items": {
+        write_scores(d / "sts-en@wmean.json", {"scores": {"datasets": {"STS12": {"items": {"a": sts}}}}})
+        write_scores(d / "bucc@distance-k3.json", {"scores": {"per_pair": {"zh-en": {"test_items": {
             "gold": "0" + "1" * 19, "tp": tp, "fp": "1" + "0" * 19}}}}})
-        write_json(d / "tatoeba@cosine.json", {"scores": {"items": {"cmn": {"xx2en": tatoeba, "en2xx": tatoeba}}}})
+        write_scores(d / "tatoeba@cosine.json", {"scores": {"items": {"cmn": {"xx2en": tatoeba, "en2xx": tatoeba}}}})
 
     for seed in (1, 2):
         put("inbatch", seed, tatoeba="0000")
