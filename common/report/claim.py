@@ -12,7 +12,7 @@ shared table (:func:`claims_table`) is written as CSV, Markdown and LaTeX with i
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -112,7 +112,7 @@ def evaluate(claims: Sequence[Claim], ctx: Any) -> list[tuple[ClaimRecord, Stat 
                                     None, None, None, None, None, 0, c.sign, NOT_APPLICABLE, str(exc)), None, None))
             continue
         d = paired_difference(a, b)
-        cells = [seed_stat(m) if isinstance(m, dict) else stat([x.value() for x in m]) for m in (a, b)]
+        cells = [seed_stat(dict(m)) if isinstance(m, Mapping) else stat([x.value() for x in m]) for m in (a, b)]
         out.append((ClaimRecord(c.paper, c.id, c.where, c.statement, c.metric, c.setting, c.a.label, c.b.label,
                                 _mean(cells[0]), _mean(cells[1]), d.mean, d.lo, d.hi, d.seeds, c.sign,
                                 verdict(d, c.sign) if c.sign else "no direction claimed"), cells[0], cells[1]))

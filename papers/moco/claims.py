@@ -24,7 +24,8 @@ def declare(cfg: dict) -> list[Claim]:
     sizes = runs["figure2_queue"]  # consecutive sizes of Figure 2
     claims += [_claim(f"larger-queues-help.{k1}-{k2}", "Figure 2", "larger queues help", "sts",
                       (f"queue {k1}", r1), (f"queue {k2}", r2)) for (k1, r1), (k2, r2) in zip(sizes, sizes[1:])]
-    pair = dict((v, n) for v, n in runs["table5_momentum"])
+    (shared,) = [n for v, n in runs["table5_momentum"] if v == "shared"]
+    (momentum,) = [n for v, n in runs["table5_momentum"] if v == "momentum"]
     claims += [_claim("no-momentum-fails", "Table 5", "training without momentum fails", m,
-                      ("w/o momentum", pair["shared"]), ("with momentum", pair["momentum"])) for m in ("sts", "bucc")]
+                      ("w/o momentum", shared), ("with momentum", momentum)) for m in ("sts", "bucc")]
     return claims
