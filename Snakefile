@@ -9,6 +9,7 @@
 # Each experiment is a module; its rules are prefixed with its name (dap_train, moco_report, leaderboard_all, ...).
 import os
 import sys
+from pathlib import Path
 
 from common.config import workflow_config
 from common.workflow.paths import download_args, download_inputs
@@ -29,20 +30,22 @@ os.environ["HF_HOME"] = os.path.join(os.environ["XLING_CACHE"], "hf")
 os.environ["HF_HUB_OFFLINE"] = "1"
 
 include: "common/workflow/rules/downloads.smk"
-EXPERIMENTS = {"dap": "papers/dap/workflow/Snakefile", "moco": "papers/moco/workflow/Snakefile",
-               "vmsst": "papers/vmsst/workflow/Snakefile", "hictl": "papers/hictl/workflow/Snakefile",
+# Every paper is a folder with a workflow (papers/<p>/workflow/Snakefile), found here: adding a paper adds a folder,
+# removing it removes the folder. The leaderboard and the benchmarks are experiments of their own.
+PAPERS = sorted(p.parent.parent.name for p in Path(workflow.basedir, "papers").glob("*/workflow/Snakefile"))
+EXPERIMENTS = {**{p: f"papers/{p}/workflow/Snakefile" for p in PAPERS},
                "leaderboard": "common/leaderboard/workflow/Snakefile", "bench": "bench/workflow/Snakefile"}
 
 
 rule all:
     input:
-        ["papers/dap/all", "papers/moco/all", "papers/vmsst/all", "papers/hictl/all", "leaderboard/all"],
+        [f"papers/{p}/all" for p in PAPERS] + ["leaderboard/all"],
     default_target: True
 
 
 rule claims:  # every paper's declared claims at this scale with their reports' verdicts (common/report/claims_index.py)
     input:
-        ["papers/dap/all", "papers/moco/all", "papers/vmsst/all", "papers/hictl/all"],
+        [f"papers/{p}/all" for p in PAPERS],
     output:
         md=f"{config['figures_root']}/claims/{config['scale']}.md",
         json=f"{config['figures_root']}/claims/{config['scale']}.json",
@@ -85,49 +88,13 @@ rule census:  # what every paper-scale job needs, counted from the code (common/
         "python -m common.census --data-root {config[data_root]} --out figures/census/paper > {log} 2>&1"
 
 
-module dap:
-    snakefile: EXPERIMENTS["dap"]
-    config: config
+# each experiment as a module, its rules prefixed with its name (dap_train, moco_report, leaderboard_all, ...)
+for experiment, snakefile in EXPERIMENTS.items():
+    rule_prefix = f"{experiment}_"
 
+    module:
+        name: experiment
+        snakefile: snakefile
+        config: config
 
-use rule * from dap as dap_*
-
-
-module moco:
-    snakefile: EXPERIMENTS["moco"]
-    config: config
-
-
-use rule * from moco as moco_*
-
-
-module vmsst:
-    snakefile: EXPERIMENTS["vmsst"]
-    config: config
-
-
-use rule * from vmsst as vmsst_*
-
-
-module hictl:
-    snakefile: EXPERIMENTS["hictl"]
-    config: config
-
-
-use rule * from hictl as hictl_*
-
-
-module leaderboard:
-    snakefile: EXPERIMENTS["leaderboard"]
-    config: config
-
-
-use rule * from leaderboard as leaderboard_*
-
-
-module bench:
-    snakefile: EXPERIMENTS["bench"]
-    config: config
-
-
-use rule * from bench as bench_*
+    use rule * from experiment as rule_prefix*
