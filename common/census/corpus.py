@@ -27,7 +27,6 @@ sentences' filter only.
 from __future__ import annotations
 
 import gzip
-import json
 import logging
 import math
 import subprocess
@@ -199,5 +198,5 @@ def markdown(rows: list[dict]) -> list[str]:
                      f"{r['held_sample_gib']:.1f} + {r['filter_gib']:.1f} | {r['text_disk_gib']:.1f} | "
                      f"{r['mem_mb']:,} ({r['configured_mem_mb']:,}) |")
     return [*lines, "", "Evaluation sentences by set: " + "; ".join(
-        f"{r['paper']}: " + json.dumps({k: v for k, v in r["eval_sentences"].items()}).strip("{}").replace('"', "")
+        f"{r['paper']}: " + ", ".join(f"{k}: {v}" for k, v in r["eval_sentences"].items())
         for r in rows) + ".", ""]
