@@ -9,9 +9,8 @@
 # Each experiment is a module; its rules are prefixed with its name (dap_train, moco_report, leaderboard_all, ...).
 import os
 import sys
-from pathlib import Path
 
-from common.config import workflow_config
+from common.config import LEADERBOARD, papers, workflow_config
 from common.workflow.paths import download_args, download_inputs
 
 # Rules call `python -m ...`: make that the interpreter running Snakemake (the project's venv).
@@ -32,9 +31,9 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 include: "common/workflow/rules/downloads.smk"
 # Every paper is a folder with a workflow (papers/<p>/workflow/Snakefile), found here: adding a paper adds a folder,
 # removing it removes the folder. The leaderboard and the benchmarks are experiments of their own.
-PAPERS = sorted(p.parent.parent.name for p in Path(workflow.basedir, "papers").glob("*/workflow/Snakefile"))
+PAPERS = papers()
 EXPERIMENTS = {**{p: f"papers/{p}/workflow/Snakefile" for p in PAPERS},
-               "leaderboard": "common/leaderboard/workflow/Snakefile", "bench": "bench/workflow/Snakefile"}
+               LEADERBOARD: "common/leaderboard/workflow/Snakefile", "bench": "bench/workflow/Snakefile"}
 
 
 rule all:
@@ -62,6 +61,7 @@ rule preflight:  # every experiment's preflight: `snakemake preflight --config s
     input:         # `snakemake dap_preflight ...`; common/workflow/preflight.py)
         download_inputs(config),
     params:
+        experiments=[*PAPERS, LEADERBOARD],
         source=download_args(config),
         gpu_kind=f"--gpu-kind {config['gpu_kind']}" if config.get("gpu_kind") else "",
     log:
@@ -70,7 +70,7 @@ rule preflight:  # every experiment's preflight: `snakemake preflight --config s
         f"benchmarks/{config['scale']}/preflight.tsv"
     localrule: True
     shell:
-        "python -m common.workflow.preflight --experiment dap moco vmsst hictl leaderboard --scale {config[scale]} "
+        "python -m common.workflow.preflight --experiment {params.experiments} --scale {config[scale]} "
         "--data-root {config[data_root]} --results-root {config[results_root]} --cache-root {config[cache_root]} "
         "{params.source} {params.gpu_kind} 2>&1 | tee {log}"
 

@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> None:
     def ours():
         return ours_model.encode(texts, "en")
 
-    times = {"ours": [], "peer": []}
+    times: dict[str, list[float]] = {"ours": [], "peer": []}
     outs = {}
     for _ in range(a.rounds):
         for name, fn in (("peer", peer), ("ours", ours)):

@@ -29,6 +29,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import torch
 from transformers import BertConfig, BertForMaskedLM, BertModel
@@ -74,7 +75,7 @@ def time_steps(model: torch.nn.Module, batch: dict, warmup: int, repeats: int, p
     return statistics.median(times)
 
 
-def dap_batches(batch: int, max_length: int) -> tuple[object, list]:
+def dap_batches(batch: int, max_length: int) -> tuple[Any, list]:
     """A WordPiece tokenizer trained on random words (the vocabulary size is set in the model config) and pairs
     long enough to fill ``max_length`` tokens."""
     from common.models.tokenizer import train_wordpiece

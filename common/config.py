@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import yaml
@@ -34,7 +35,7 @@ class ConfigError(ValueError):
     pass
 
 
-class Replace(dict):
+class Replace(dict[str, Any]):
     """A mapping tagged ``!replace`` in an overlay: it replaces the base's mapping instead of merging into it."""
 
 
@@ -45,12 +46,12 @@ class _Loader(yaml.SafeLoader):
 _Loader.add_constructor("!replace", lambda loader, node: Replace(loader.construct_mapping(node, deep=True)))
 
 
-def _load_yaml(path: Path) -> dict:
+def _load_yaml(path: Path) -> dict[str, Any]:
     with open(path, encoding="utf-8") as fh:
         return yaml.load(fh, Loader=_Loader) or {}  # noqa: S506 (a SafeLoader with one more tag)
 
 
-def merge(base: dict, overlay: dict) -> dict:
+def merge(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
     """``overlay`` over ``base``: mappings merge key by key (a mapping tagged ``!replace`` replaces), ``null``
     deletes the key, anything else (lists, numbers, strings) replaces."""
     out = dict(base)
@@ -64,14 +65,14 @@ def merge(base: dict, overlay: dict) -> dict:
     return out
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     """``value`` with every :class:`Replace` turned back into a plain dict (a config is plain YAML data)."""
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     return [_plain(v) for v in value] if isinstance(value, list) else value
 
 
-def _load_config_file(path: Path) -> dict:
+def _load_config_file(path: Path) -> dict[str, Any]:
     """A config file; one that says ``extends: <scale>`` is that scale's file of the same folder with this file's
     keys merged over it (:func:`merge`): the rehearsal is the paper config with its sizes shrunk."""
     cfg = _load_yaml(path)
@@ -86,10 +87,11 @@ def _load_config_file(path: Path) -> dict:
 @cache
 def _registry() -> Registry:
     defs = _load_yaml(ROOT / "config" / "defs.yaml")
-    return Registry().with_resource("defs", Resource.from_contents(defs))
+    registry: Registry[Any] = Registry().with_resource("defs", Resource.from_contents(defs))
+    return registry
 
 
-def validate(config: dict, schema_path: str | Path, source: str) -> dict:
+def validate(config: dict[str, Any], schema_path: str | Path, source: str) -> dict[str, Any]:
     """Check ``config`` against its schema, then the rules that join keys (a ``training`` section's precision,
     optimizer and ZeRO stage: :func:`common.precision.training_problems`)."""
     schema = _load_yaml(Path(schema_path))
@@ -109,11 +111,11 @@ def validate(config: dict, schema_path: str | Path, source: str) -> dict:
 def _message(error: jsonschema.ValidationError) -> str:
     """The most specific reason (a oneOf failure names what failed in its best-matching branch)."""
     if error.context:
-        return jsonschema.exceptions.best_match(error.context).message
-    return error.message
+        return str(jsonschema.exceptions.best_match(error.context).message)
+    return str(error.message)
 
 
-def workflow_config(config: dict) -> dict:
+def workflow_config(config: dict[str, Any]) -> dict[str, Any]:
     """Validate the Snakemake config (defaults filled in by the schema's defaults)."""
     schema = _load_yaml(ROOT / "config" / "schema.yaml")
     full = {k: v.get("default") for k, v in schema["properties"].items() if "default" in v}
@@ -131,7 +133,15 @@ def paper_config_path(paper: str, scale: str) -> Path:
     return ROOT / "papers" / paper / "config" / f"{scale}.yaml"
 
 
-def load_paper_config(paper: str, scale: str) -> dict:
+def papers(scale: str | None = None) -> list[str]:
+    """The papers of this repository, in name order: every folder ``papers/<p>/`` with a workflow
+    (``workflow/Snakefile``); with ``scale``, those that have a config at that scale. A paper is added or removed
+    with its folder."""
+    found = sorted(p.parent.parent.name for p in (ROOT / "papers").glob("*/workflow/Snakefile"))
+    return [p for p in found if scale is None or paper_config_path(p, scale).exists()]
+
+
+def load_paper_config(paper: str, scale: str) -> dict[str, Any]:
     path = paper_config_path(paper, scale)
     return validate(_load_config_file(path), path.parent / "schema.yaml", str(path))
 
@@ -141,7 +151,7 @@ def leaderboard_config_path(scale: str) -> Path:
     return ROOT / "common" / "leaderboard" / "config" / f"{scale}.yaml"
 
 
-def load_leaderboard_config(scale: str) -> dict:
+def load_leaderboard_config(scale: str) -> dict[str, Any]:
     path = leaderboard_config_path(scale)
     return validate(_load_config_file(path), path.parent / "schema.yaml", str(path))
 
@@ -158,23 +168,28 @@ def bench_config_path(scale: str) -> Path:
     return path
 
 
-def load_bench_config(scale: str) -> dict:
+def load_bench_config(scale: str) -> dict[str, Any]:
     path = bench_config_path(scale)
     return validate(_load_yaml(path), path.parent / "schema.yaml", str(path))
 
 
-def load_config(experiment: str, scale: str) -> dict:
+def load_config(experiment: str, scale: str) -> dict[str, Any]:
     """An experiment's own config: ``papers/<experiment>/config/<scale>.yaml`` or the leaderboard's."""
     return load_leaderboard_config(scale) if experiment == LEADERBOARD else load_paper_config(experiment, scale)
 
 
-def load_experiment_config(experiment: str, paper: str, scale: str) -> dict:
-    """The config one of ``paper``'s methods trains with inside ``experiment`` (the paper itself,
-    or the leaderboard: its shared sections plus ``papers.<paper>`` of the leaderboard config)."""
+def load_experiment_config(experiment: str, paper: str, scale: str) -> dict[str, Any]:
+    """The config one of ``paper``'s methods trains with inside ``experiment``: the paper itself; another paper
+    declared on ``paper``'s recipe (its own config, which must also be one ``paper``'s schema accepts); or the
+    leaderboard (its shared sections plus ``papers.<paper>`` of the leaderboard config)."""
     if experiment == paper:
         return load_paper_config(paper, scale)
     if experiment != LEADERBOARD:
-        raise ConfigError(f"unknown experiment {experiment!r}; expected {paper!r} or {LEADERBOARD!r}")
+        path = paper_config_path(experiment, scale)
+        if not path.exists():
+            raise ConfigError(f"unknown experiment {experiment!r}: no {path}, and not {LEADERBOARD!r}")
+        return validate(load_paper_config(experiment, scale), paper_config_path(paper, scale).parent / "schema.yaml",
+                        f"{path} (read by {paper}'s recipe)")
     board = load_leaderboard_config(scale)
     if paper not in board["papers"]:
         raise ConfigError(f"{leaderboard_config_path(scale)}: no settings for {paper!r} under 'papers'")

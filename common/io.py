@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import hashlib
+import io
 import json
 import os
 import tempfile
@@ -20,7 +21,7 @@ from typing import IO, Any
 class DataFormatError(ValueError):
     """A data file is malformed; the message names the file and the line."""
 
-    def __init__(self, path: str | os.PathLike, line: int | None, message: str):
+    def __init__(self, path: str | os.PathLike[str], line: int | None, message: str):
         where = f"{path}:{line}" if line is not None else f"{path}"
         super().__init__(f"{where}: {message}")
         self.path = str(path)
@@ -28,13 +29,13 @@ class DataFormatError(ValueError):
 
 
 @contextlib.contextmanager
-def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
+def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
     """Open a temporary file next to ``path``; rename it onto ``path`` only on success."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        kwargs = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
+        kwargs: dict[str, Any] = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
         with os.fdopen(fd, mode, **kwargs) as fh:
             yield fh
             fh.flush()
@@ -46,18 +47,18 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
         raise
 
 
-def write_json(path: str | os.PathLike, obj: Any) -> None:
+def write_json(path: str | os.PathLike[str], obj: Any) -> None:
     with atomic_write(path) as fh:
         json.dump(obj, fh, indent=2, sort_keys=True, ensure_ascii=False)
         fh.write("\n")
 
 
-def read_json(path: str | os.PathLike) -> Any:
+def read_json(path: str | os.PathLike[str]) -> Any:
     with open(path, encoding="utf-8") as fh:
         return json.load(fh)
 
 
-def write_lines(path: str | os.PathLike, lines: Iterable[str]) -> None:
+def write_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> None:
     with atomic_write(path) as fh:
         for line in lines:
             if "\n" in line:
@@ -65,7 +66,7 @@ def write_lines(path: str | os.PathLike, lines: Iterable[str]) -> None:
             fh.write(line + "\n")
 
 
-def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+def sha256_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         while block := fh.read(chunk):
@@ -73,7 +74,7 @@ def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
-def sha256_files(paths: Iterable[str | os.PathLike]) -> str:
+def sha256_files(paths: Iterable[str | os.PathLike[str]]) -> str:
     """One hash over several files (name-independent, order-dependent)."""
     h = hashlib.sha256()
     for p in paths:
@@ -81,11 +82,11 @@ def sha256_files(paths: Iterable[str | os.PathLike]) -> str:
     return h.hexdigest()
 
 
-def _open_bytes(path: Path) -> IO[bytes]:
+def _open_bytes(path: Path) -> gzip.GzipFile | io.BufferedReader:
     return gzip.open(path, "rb") if path.suffix == ".gz" else open(path, "rb")
 
 
-def iter_lines(path: str | os.PathLike, *, strip_cr: bool = True) -> Iterator[str]:
+def iter_lines(path: str | os.PathLike[str], *, strip_cr: bool = True) -> Iterator[str]:
     """Stream a UTF-8 text file (optionally gzipped) line by line, without newlines.
 
     Raises :class:`DataFormatError` naming the file and the 1-based line on bad UTF-8.
@@ -107,6 +108,6 @@ def iter_lines(path: str | os.PathLike, *, strip_cr: bool = True) -> Iterator[st
             yield text
 
 
-def read_lines(path: str | os.PathLike, *, strip_cr: bool = True) -> list[str]:
+def read_lines(path: str | os.PathLike[str], *, strip_cr: bool = True) -> list[str]:
     """A UTF-8 text file (optionally gzipped) as a list of lines without newlines (:func:`iter_lines`)."""
     return list(iter_lines(path, strip_cr=strip_cr))

@@ -56,14 +56,14 @@ def schema(cls: type) -> dict[str, Any]:
             "required": required, "additionalProperties": False}
 
 
-def write_schema(folder: str | os.PathLike, cls: type) -> Path:
+def write_schema(folder: str | os.PathLike[str], cls: type) -> Path:
     """``<folder>/<ClassName>.schema.json``, beside the records it describes."""
     path = Path(folder) / f"{cls.__name__}.schema.json"
     write_json(path, schema(cls))
     return path
 
 
-def check(data: Any, cls: type, where: str | os.PathLike) -> None:
+def check(data: Any, cls: type, where: str | os.PathLike[str]) -> None:
     """Raise :class:`DataFormatError` naming ``where`` and the first field that does not fit the record's schema."""
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema(cls)).iter_errors(data))
     if error is not None:
@@ -71,7 +71,7 @@ def check(data: Any, cls: type, where: str | os.PathLike) -> None:
         raise DataFormatError(where, None, f"not a {cls.__name__}: {field}: {error.message}")
 
 
-def read_record(path: str | os.PathLike, cls: type[R]) -> R:
+def read_record(path: str | os.PathLike[str], cls: type[R]) -> R:
     """A record file, checked against its class's schema."""
     data = read_json(path)
     check(data, cls, path)

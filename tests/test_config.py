@@ -44,3 +44,15 @@ def test_sequence_lengths_fit_from_scratch_encoders(scale):
         longest = max(cfg["training"]["max_length"], cfg["eval"]["max_length"], xnli,
                       2 * cfg["training"]["max_length"])  # TLM reads x (+) y
         assert longest <= spec["max_position"]
+
+
+def test_a_paper_on_another_papers_recipe_reads_its_own_config_in_the_recipes_shape():
+    """A paper declared on DAP's recipe (tests/test_toy_paper.py) trains with its own config, checked by DAP's
+    schema too; anything else is an unknown experiment."""
+    from common.config import load_experiment_config
+
+    assert load_experiment_config("dap", "dap", "smoke") == load_paper_config("dap", "smoke")
+    with pytest.raises(ConfigError, match=r"moco/config/smoke\.yaml \(read by dap's recipe\): at '<top>'"):
+        load_experiment_config("moco", "dap", "smoke")  # MoCo-BERT's config is not in DAP's shape
+    with pytest.raises(ConfigError, match="unknown experiment 'nonesuch'"):
+        load_experiment_config("nonesuch", "dap", "smoke")

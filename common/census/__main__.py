@@ -19,45 +19,53 @@ import importlib
 import logging
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from common.census import corpus, evaluation
 from common.census import estimate as est
 from common.census.crosscheck import crosschecks, describe
-from common.census.probe import TooLargeHere, count_steps, probe_corpus, recipe_of
-from common.config import load_config
+from common.census.probe import StepCount, TooLargeHere, count_steps, probe_corpus, recipe_of
+from common.config import ROOT, load_config, papers
 from common.io import atomic_write, read_json, write_json
 from common.runs import Run
 
 log = logging.getLogger(__name__)
-PAPERS = ["moco", "hictl", "vmsst", "dap"]
+PAPERS = papers("paper")  # every paper with a paper-scale config
 # two batch sizes for the fits: (1, 2), or (2, 4) for a job that cannot take one row (DAP's "both" direction
 # splits the batch in two halves)
 PROBE_ROWS = ((1, 2), (2, 4))
-# what each paper reports about its compute (the papers' own words; docs: shared/papers)
-REPORTED = {"moco": ("4 V100, about 15 hours (section 3.1)", 60.0),
-            "hictl": ("8 V100 (section 4.1); time not reported", None),
-            "vmsst": ("a TPU v3 pod slice of 128 chips for a few days (section 6.4); not in GPU-hours", None),
-            "dap": ("8 V100 for 1 day (section 4.2)", 192.0)}
 
 
-def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict], save) -> list[dict]:
+def reported_compute(paper: str) -> tuple[str, float | None]:
+    """What the paper reports about its compute, in its own words, and as V100-hours where it says
+    (``compute`` in ``papers/<p>/reported.yaml``)."""
+    said = yaml.safe_load((ROOT / "papers" / paper / "reported.yaml").read_text(encoding="utf-8"))["compute"]
+    return said["said"], said["v100_hours"]
+
+
+def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict[str, Any]],
+             save: Callable[[list[dict[str, Any]]], None]) -> list[dict[str, Any]]:
     """The census rows of a paper's training jobs; ``done`` (job -> row of an earlier census run) are kept as they
     are, and ``save(rows)`` is called after each new row (a long census resumes where it stopped)."""
     cfg = load_config(paper, "paper")
     registry = importlib.import_module(f"papers.{paper}.runs").registry(cfg)
-    groups: dict[tuple[str, str], list] = {}
+    groups: dict[tuple[str, str], list[Run]] = {}
     for run in registry:
         groups.setdefault((run.init, run.method), []).append(run)
     t = cfg["training"]
     gpus, nodes = int(t.get("gpus", 1)), int(t.get("nodes", 1))
     ranks = max(1, gpus) * nodes
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="census-") as tmp:
         manifest = probe_corpus(paper, Path(tmp), data_root, cfg.get("census", {}).get("languages"))
         for (init, method), runs in groups.items():
             t0 = time.time()
-            row = {"paper": paper, "job": f"{init}/{method}", "seeds": len(runs), "gpus": gpus, "nodes": nodes}
+            row: dict[str, Any] = {"paper": paper, "job": f"{init}/{method}", "seeds": len(runs), "gpus": gpus,
+                                   "nodes": nodes}
             if row["job"] in done:
                 rows.append({**done[row["job"]], "seeds": len(runs)})
                 continue
@@ -78,7 +86,8 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict], save
     return rows
 
 
-def _probe(paper: str, cfg: dict, run, manifest: dict, workdir: Path, ranks: int, mfu: float) -> dict:
+def _probe(paper: str, cfg: dict[str, Any], run: Run, manifest: dict[str, Any], workdir: Path, ranks: int,
+           mfu: float) -> dict[str, Any]:
     """A job's needs, or what could be counted of them and why not the rest."""
     for probe_rows in PROBE_ROWS:
         try:
@@ -106,7 +115,7 @@ def _probe(paper: str, cfg: dict, run, manifest: dict, workdir: Path, ranks: int
     return {"error": error}
 
 
-def routed_extra_bytes(routed, stand_in, rows: int, hidden: int) -> int:
+def routed_extra_bytes(routed: StepCount, stand_in: StepCount, rows: int, hidden: int) -> int:
     """What a routed model's step saves beyond its stand-in's (:func:`_probe`) at ``rows`` pairs per GPU, at most:
     the 16-bit copies that autocast makes of the matrices the routed model has and the stand-in lacks (its other
     encoders and decoders, each visited by some sentence of a paper-scale batch), and per pair the routing's own
@@ -119,8 +128,8 @@ def routed_extra_bytes(routed, stand_in, rows: int, hidden: int) -> int:
     return copies * max(0, routed.matrix_params - stand_in.matrix_params) + rows * per_row
 
 
-def _needs(counts, probe_rows: tuple[int, int], ranks: int, mfu: float, states=None,
-           extra_activation_bytes: int = 0) -> dict:
+def _needs(counts: Sequence[StepCount], probe_rows: tuple[int, int], ranks: int, mfu: float,
+           states: StepCount | None = None, extra_activation_bytes: int = 0) -> dict[str, Any]:
     """A job's row from its step counted at two batch sizes; ``states``: the parameter counts of the job's own model
     where ``counts`` are another run's that does the same work per row, which saves up to ``extra_activation_bytes``
     less (:func:`_probe`)."""
@@ -133,7 +142,7 @@ def _needs(counts, probe_rows: tuple[int, int], ranks: int, mfu: float, states=N
                                step_flops, row["steps"], ranks, mfu)}
 
 
-def _micro_batch(training: dict, ranks: int) -> tuple[int, int]:
+def _micro_batch(training: dict[str, Any], ranks: int) -> tuple[int, int]:
     """The per-GPU micro batch and the micro-batches per step, as the trainer splits them
     (``training.micro_batch_per_gpu``: :func:`common.training.trainer.accumulation_steps`)."""
     from common.training.trainer import TrainingArguments, accumulation_steps
@@ -142,7 +151,7 @@ def _micro_batch(training: dict, ranks: int) -> tuple[int, int]:
     return int(training["global_batch_size"]) // (ranks * accum), accum
 
 
-def _states(c, ranks: int) -> dict:
+def _states(c: StepCount, ranks: int) -> dict[str, Any]:
     """What the parameter counts alone tell: model states per GPU, checkpoint disk, host memory."""
     training = c.training
     steps, batch = int(training["max_steps"]), int(training["global_batch_size"])
@@ -160,7 +169,7 @@ def _states(c, ranks: int) -> dict:
             / est.GIB, "mem_mb": est.host_mem_mb(c.params, ranks)}
 
 
-def _micro(row: dict) -> str:
+def _micro(row: dict[str, Any]) -> str:
     """'256', or '256 x 4' for four accumulated micro-batches per step."""
     accum = row.get("accumulation_steps", 1)
     return f"{row['micro_batch_per_gpu']:g}" + (f" x {accum}" if accum > 1 else "")
@@ -171,7 +180,7 @@ HEADER = ["| job | seeds | params (M) | GPUs | {batch} | memory / GPU (GiB): sta
           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
 
-def _line(r: dict) -> str:
+def _line(r: dict[str, Any]) -> str:
     """A job's table row."""
     if "error" in r:
         return f"| {r['job']} | {r['seeds']} | not counted: {r['error'][:120]} |||||||||||"
@@ -191,11 +200,11 @@ def _line(r: dict) -> str:
             f"{r['wall_hours']['a100']:,.1f} | {r['wall_hours']['h100']:,.1f} | {r['checkpoint_disk_gib']:.1f} |")
 
 
-def _hours(rows: list[dict]) -> dict[str, float]:
+def _hours(rows: list[dict[str, Any]]) -> dict[str, float]:
     return {k: sum(r["gpu_hours"][k] * r["seeds"] for r in rows if "gpu_hours" in r) for k in est.GPUS}
 
 
-def markdown(rows: list[dict], mfu: float, checks: dict) -> str:
+def markdown(rows: list[dict[str, Any]], mfu: float, checks: dict[str, dict[str, float]]) -> str:
     """The census as markdown: per paper its GPU-hours beside the paper's own statement, a row per job (the NMT
     jobs in a table of their own); then the cross-checks (``checks``: :func:`common.census.crosscheck.crosschecks`'s
     figures)."""
@@ -215,7 +224,7 @@ def markdown(rows: list[dict], mfu: float, checks: dict) -> str:
         if not mine:
             continue
         total = _hours(mine)
-        said, hours = REPORTED[paper]
+        said, hours = reported_compute(paper)
         partial = sum(r["seeds"] for r in mine if "gpu_hours" not in r)
         lines += [f"## {paper}", "",
                   f"GPU-hours of all {sum(r['seeds'] for r in mine)} training jobs: **{total['a100']:,.0f} A100-hours"
@@ -262,6 +271,7 @@ def main(argv: list[str] | None = None) -> None:
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     out = Path(a.out)
+    rows: list[dict[str, Any]]
     if a.render:
         saved = read_json(out.with_suffix(".json"))
         rows, checks, mfu = saved["jobs"], saved["crosschecks"], saved["mfu"]
@@ -270,9 +280,9 @@ def main(argv: list[str] | None = None) -> None:
         old = read_json(out.with_suffix(".json")) if out.with_suffix(".json").exists() else {"jobs": []}
         if old.get("mfu", a.mfu) != a.mfu or a.fresh:
             old = {"jobs": []}
-        rows: list[dict] = []
+        rows = []
 
-        def save(new: list[dict], checks: dict | None = None) -> None:
+        def save(new: list[dict[str, Any]], checks: dict[str, dict[str, float]] | None = None) -> None:
             """Every row so far (this run's, then the earlier runs' of other papers), in the papers' order."""
             mine = {(r["paper"], r["job"]) for r in rows + new}
             kept = [r for r in old["jobs"] if (r["paper"], r["job"]) not in mine]

@@ -7,6 +7,8 @@ same model types at tiny widths).
 """
 from __future__ import annotations
 
+from typing import Any
+
 _BERT_BASE = {"model_type": "bert", "architectures": ["BertForMaskedLM"], "hidden_size": 768,
               "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072,
               "max_position_embeddings": 512, "type_vocab_size": 2, "hidden_act": "gelu"}
@@ -14,7 +16,7 @@ _XLMR = {"model_type": "xlm-roberta", "architectures": ["XLMRobertaForMaskedLM"]
          "max_position_embeddings": 514, "type_vocab_size": 1, "pad_token_id": 1, "bos_token_id": 0,
          "eos_token_id": 2, "layer_norm_eps": 1e-5, "hidden_act": "gelu"}
 
-CONFIGS: dict[str, dict] = {
+CONFIGS: dict[str, dict[str, Any]] = {
     "bert-base-multilingual-cased": {**_BERT_BASE, "vocab_size": 119547},
     "bert-base-uncased": {**_BERT_BASE, "vocab_size": 30522},
     "hfl/chinese-roberta-wwm-ext": {**_BERT_BASE, "vocab_size": 21128},
@@ -31,4 +33,4 @@ CONFIGS: dict[str, dict] = {
 
 
 def vocab_size(name: str) -> int:
-    return CONFIGS[name]["vocab_size"]
+    return int(CONFIGS[name]["vocab_size"])

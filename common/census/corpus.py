@@ -32,9 +32,11 @@ import math
 import subprocess
 import sys
 import tracemalloc
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from common.census import evaluation
 from common.census.estimate import GIB
@@ -58,7 +60,8 @@ class Sizes:
     interpreter_mb: float  # peak RSS of a process that imported the corpus code
 
 
-def _held_bytes(make) -> int:
+# ``...``: mypy cannot match the callers' default-argument lambdas against a no-argument ``Callable[[], object]``
+def _held_bytes(make: Callable[..., object]) -> int:
     tracemalloc.start()
     try:
         base = tracemalloc.get_traced_memory()[0]
@@ -79,7 +82,7 @@ def measure(data_root: str) -> Sizes:
     files = sorted(root.glob("*-eng.tsv.gz"))
     if not files:
         raise FileNotFoundError(f"{root}: no NTREX-128 files (*-eng.tsv.gz) to measure sentence sizes on")
-    best = None
+    best: tuple[float, float, float, float, str] | None = None
     for path in files:
         text = gzip.decompress(path.read_bytes()).decode("utf-8")
         rows = [line.split("\t") for line in text.splitlines() if line]
@@ -96,10 +99,11 @@ def measure(data_root: str) -> Sizes:
     rss = subprocess.run([sys.executable, "-c", "import resource, common.data.corpus; "
                           "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"],
                          check=True, capture_output=True, text=True).stdout
+    assert best is not None  # files is not empty
     return Sizes(*best, interpreter_mb=int(rss) / 1024)
 
 
-def samples(kind: str, spec: dict) -> tuple[list[tuple[str, int, str]], bool]:
+def samples(kind: str, spec: dict[str, Any]) -> tuple[list[tuple[str, int, str]], bool]:
     """(name, items at most, ``pair`` or ``line``) per sample a corpus kind draws, and whether the job holds them
     all at once (MoCo-BERT's pooled en-zh corpora) rather than one at a time."""
     if kind == "paper":  # DAP
@@ -115,7 +119,7 @@ def samples(kind: str, spec: dict) -> tuple[list[tuple[str, int, str]], bool]:
     raise KeyError(f"no corpus census for corpus kind {kind!r}")
 
 
-def eval_sentences(kind: str, spec: dict) -> dict[str, int]:
+def eval_sentences(kind: str, spec: dict[str, Any]) -> dict[str, int]:
     """The evaluation sentences a corpus kind's leakage filter reads, at most, by set (both sides of a pair)."""
     from common.data import download as dl
 
@@ -138,7 +142,7 @@ def eval_sentences(kind: str, spec: dict) -> dict[str, int]:
     return out
 
 
-def _nmt_test_sets(spec: dict | None) -> int:
+def _nmt_test_sets(spec: dict[str, Any] | None) -> int:
     from common.data.translation_paper import LANGUAGES
 
     if not spec:
@@ -146,7 +150,7 @@ def _nmt_test_sets(spec: dict | None) -> int:
     return sum(len(tests) for xx in spec["languages"] for tests in LANGUAGES[xx].tests.values())
 
 
-def job_row(paper: str, cfg: dict, data_root: str) -> dict:
+def job_row(paper: str, cfg: dict[str, Any], data_root: str) -> dict[str, Any]:
     """The census row of a paper's corpus job."""
     kind = cfg["corpus"]["kind"]
     spec = cfg["corpus"][kind]
@@ -173,7 +177,7 @@ def job_row(paper: str, cfg: dict, data_root: str) -> dict:
             "sizes": asdict(sizes)}
 
 
-def markdown(rows: list[dict]) -> list[str]:
+def markdown(rows: list[dict[str, Any]]) -> list[str]:
     """The corpus jobs' table (one row per paper) and how its bytes were measured."""
     if not rows:
         return []

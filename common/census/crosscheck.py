@@ -19,6 +19,8 @@ import contextlib
 import json
 import subprocess
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -27,8 +29,14 @@ from common.census.architectures import CONFIGS
 from common.census.probe import saved_activation_bytes
 from common.training.metrics_log import peak_rss_bytes, reset_peak_rss
 
+if TYPE_CHECKING:
+    from torch.utils.flop_counter import FlopCounterMode
 
-def _bert(hidden: int, layers: int, heads: int, ffn: int, vocab: int = 30522, dropout: float = 0.1):
+    from common.models.encoder import SentenceEncoder
+
+
+def _bert(hidden: int, layers: int, heads: int, ffn: int, vocab: int = 30522,
+          dropout: float = 0.1) -> SentenceEncoder:
     from transformers import BertConfig, BertModel
 
     from common.models.encoder import SentenceEncoder
@@ -38,7 +46,7 @@ def _bert(hidden: int, layers: int, heads: int, ffn: int, vocab: int = 30522, dr
     return SentenceEncoder(BertModel(cfg, add_pooling_layer=False), "cls")
 
 
-def layer_check(seq: int = 128, batch: int = 8) -> dict:
+def layer_check(seq: int = 128, batch: int = 8) -> dict[str, float]:
     from transformers import BertConfig
     from transformers.models.bert.modeling_bert import BertLayer
 
@@ -54,7 +62,7 @@ def layer_check(seq: int = 128, batch: int = 8) -> dict:
             "ratio": ours / formula}
 
 
-def _small_step():
+def _small_step() -> tuple[SentenceEncoder, torch.optim.Optimizer, Callable[..., int]]:
     """The small model, its optimizer and one training step (both sides of 32 pairs in one encoder call: the same
     loss, and ``MemTracker`` follows one call of a module per iteration)."""
     from common.losses.translation_ranking import TranslationRankingLoss
@@ -67,11 +75,11 @@ def _small_step():
     mask = torch.ones(64, 64, dtype=torch.long)
     loss_fn = TranslationRankingLoss(temperature=0.05)
 
-    def forward():
+    def forward() -> torch.Tensor:
         v = enc(ids, mask)[0]  # (64, D)
         return loss_fn(v[:32], v[32:])
 
-    def step(counter=None):
+    def step(counter: FlopCounterMode | None = None) -> int:
         with counter if counter is not None else contextlib.nullcontext():
             saved, loss = saved_activation_bytes(enc, forward)
             loss.backward()
@@ -82,7 +90,7 @@ def _small_step():
     return enc, opt, step
 
 
-def _child() -> dict:
+def _child() -> dict[str, float]:
     """Two AdamW steps of the small model: peak RSS above the set-up, and the census's prediction."""
     from common.census import flops
 
@@ -114,12 +122,12 @@ def memtracker_mb() -> float:
         tracker.reset_mod_stats()
         step()
     peak = next(iter(tracker.get_tracker_snapshot("peak").values()))
-    return (peak["Total"] - sum(v for k, v in peak.items() if str(k).endswith("PARAM"))) / 2**20
+    return float((peak["Total"] - sum(v for k, v in peak.items() if str(k).endswith("PARAM"))) / 2**20)
 
 
-def crosschecks() -> dict:
+def crosschecks() -> dict[str, dict[str, float]]:
     """The figures of the three cross-checks (``describe`` writes them out)."""
-    values = {}
+    values: dict[str, dict[str, float]] = {}
     xlmr = CONFIGS["xlm-roberta-base"]
     h, layers, v, ffn = xlmr["hidden_size"], xlmr["num_hidden_layers"], xlmr["vocab_size"], xlmr["intermediate_size"]
     params = v * h + 514 * h + h + 2 * h + layers * (4 * h * h + 4 * h + 2 * h * ffn + ffn + h + 4 * h)
@@ -136,7 +144,7 @@ def crosschecks() -> dict:
     return values
 
 
-def describe(values: dict) -> list[str]:
+def describe(values: dict[str, dict[str, float]]) -> list[str]:
     """The three cross-checks as numbered markdown lines."""
     d, k, m = values["deepspeed_zero2"], values["korthikanti_layer"], values["measured_cpu_step"]
     return [

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 GIB = 2**30
 
@@ -76,7 +77,7 @@ def deepspeed_zero2_bytes(params: int, ranks_per_node: int, nodes: int) -> int:
     from deepspeed.runtime.zero.stage_1_and_2 import estimate_zero2_model_states_mem_needs
 
     _, gpu = estimate_zero2_model_states_mem_needs(params, ranks_per_node, nodes, cpu_offload=False)
-    return gpu
+    return int(gpu)
 
 
 def korthikanti_layer_bytes(seq: int, batch: int, hidden: int, heads: int) -> float:
@@ -102,7 +103,7 @@ def runtime_minutes(hours: float, margin: float = 1.25) -> int:
 
 
 def needs(state_bytes: float, activation_bytes: float, step_flops: float, steps: int, ranks: int,
-          mfu: float) -> dict:
+          mfu: float) -> dict[str, Any]:
     """A job's per-GPU memory (model states + activations) against each GPU, and its FLOPs, wall time and
     GPU-hours over ``steps`` steps on ``ranks`` GPUs at ``mfu``: the census row's derived fields."""
     per_gpu = (state_bytes + activation_bytes) / GIB

@@ -22,15 +22,22 @@ of a margin search beyond its matrix products. Sizes marked "at most" are the se
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from common.census import estimate as est
 from common.census import flops
+
+if TYPE_CHECKING:
+    from common.eval.tasks import Task
+    from common.runs import Run
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +96,7 @@ class Workload:
     basis: str = ""
 
 
-def _languages(cfg: dict, key: str) -> int:
+def _languages(cfg: dict[str, Any], key: str) -> int:
     spec = cfg["corpus"].get(cfg["corpus"]["kind"], {})
     if key == "tatoeba":
         from common.data import download
@@ -103,12 +110,12 @@ def _languages(cfg: dict, key: str) -> int:
     return LANGUAGES[key]
 
 
-def _finetune(params: dict, train: int, test: int, basis: str, at_most: bool) -> Workload:
+def _finetune(params: dict[str, Any], train: int, test: int, basis: str, at_most: bool) -> Workload:
     return Workload(trained=train * int(params["epochs"]), predicted=test, length=int(params["max_length"]),
                     batch=int(params["batch_size"]), at_most=at_most, basis=basis)
 
 
-def workload(task, cfg: dict) -> Workload:
+def workload(task: Task, cfg: dict[str, Any]) -> Workload:
     """The work of one job of ``task`` (a :class:`common.eval.tasks.Task`) at paper scale."""
     p = task.params_for("paper")
     s = SETS
@@ -170,12 +177,13 @@ class EncoderCount:
     saved_bytes: dict[int, est.Linear]  # length -> bytes autograd saves at a fine-tuning batch (rows)
 
 
-def _inputs(rows: int, length: int, vocab: int) -> dict:
+def _inputs(rows: int, length: int, vocab: int) -> dict[str, torch.Tensor]:
     ids = torch.full((rows, length), min(5, vocab - 1), dtype=torch.long)
     return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
 
 
-def count_encoder(cfg: dict, init: str, eval_length: int, train_lengths: list[int], workdir: Path) -> EncoderCount:
+def count_encoder(cfg: dict[str, Any], init: str, eval_length: int, train_lengths: list[int],
+                  workdir: Path) -> EncoderCount:
     """The larger side's counts of run ``init``'s evaluated encoder, built as the recipes build it."""
     from torch._subclasses.fake_tensor import FakeTensorMode
     from torch.distributed._tools.mem_tracker import MemTracker
@@ -218,7 +226,7 @@ def count_encoder(cfg: dict, init: str, eval_length: int, train_lengths: list[in
                     with counter:
                         inputs = _inputs(rows, length, vocab)
                         with _autocast(dtype):
-                            b, out = saved_activation_bytes(model, lambda m=model, x=inputs: m(**x))
+                            b, out = saved_activation_bytes(model, functools.partial(model, **inputs))
                         out.last_hidden_state.float().sum().backward()
                     model.zero_grad(set_to_none=True)
                     counts.append(b)
@@ -232,12 +240,12 @@ def count_encoder(cfg: dict, init: str, eval_length: int, train_lengths: list[in
     return best
 
 
-def _autocast(dtype):
+def _autocast(dtype: torch.dtype | None) -> contextlib.AbstractContextManager[None]:
     return torch.autocast("cpu", dtype=dtype) if dtype is not None else contextlib.nullcontext()
 
 
 # ------------------------------------------------------------------ rows
-def needs(work: Workload, enc: EncoderCount, eval_length: int, eval_batch: int, mfu: float) -> dict:
+def needs(work: Workload, enc: EncoderCount, eval_length: int, eval_batch: int, mfu: float) -> dict[str, Any]:
     """One job's memory on its GPU, FLOPs, wall time and Slurm resources."""
     flops = work.embedded * enc.forward_flops[eval_length] + 2 * enc.hidden * work.products
     # states: the fp32 weights; the rest of the inference peak and the embeddings a search holds as activations
@@ -250,14 +258,15 @@ def needs(work: Workload, enc: EncoderCount, eval_length: int, eval_batch: int, 
     return {**row, "mem_mb": host, "params": enc.params}
 
 
-def job_rows(paper: str, cfg: dict, registry, mfu: float, workdir: Path, done: dict[str, dict]) -> list[dict]:
+def job_rows(paper: str, cfg: dict[str, Any], registry: Iterable[Run], mfu: float, workdir: Path,
+             done: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per (encoder initialisation, task) of the paper's run registry."""
     from common.eval.tasks import get_task
 
     groups: dict[tuple[str, str], int] = {}
     for run in registry:
-        for task in run.tasks:
-            groups[(run.init, task)] = groups.get((run.init, task), 0) + 1
+        for task_id in run.tasks:
+            groups[(run.init, task_id)] = groups.get((run.init, task_id), 0) + 1
     length, batch = int(cfg["eval"]["max_length"]), int(cfg["eval"]["batch_size"])
     encoders: dict[str, EncoderCount] = {}
     rows = []
@@ -284,7 +293,7 @@ def _count(n: float) -> str:
     return f"{n / 1e6:,.2f}M" if n >= 1e6 else f"{n / 1e3:,.1f}k"
 
 
-def _work(w: dict) -> str:
+def _work(w: dict[str, Any]) -> str:
     parts = [f"{_count(w['embedded'])} embedded"] if w["embedded"] else []
     if w["trained"]:
         parts.append(f"{_count(w['trained'])} fine-tuned at {w['length']}, {_count(w['predicted'])} predicted")
@@ -293,7 +302,7 @@ def _work(w: dict) -> str:
     return "; ".join(parts) + (" (at most)" if w["at_most"] else "")
 
 
-def markdown(rows: list[dict]) -> list[str]:
+def markdown(rows: list[dict[str, Any]]) -> list[str]:
     """A paper's evaluation table (its ``kind == 'eval'`` rows)."""
     if not rows:
         return []

@@ -7,18 +7,22 @@ decomposed path and counted them. Here both ops are counted as torch counts the 
 """
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch.utils.flop_counter import FlopCounterMode, sdpa_backward_flop_count, sdpa_flop_count
 
 aten = torch.ops.aten
 
 
-def _forward(query_shape, key_shape, value_shape, *args, out_shape=None, **kwargs) -> int:
-    return sdpa_flop_count(query_shape, key_shape, value_shape)
+def _forward(query_shape: torch.Size, key_shape: torch.Size, value_shape: torch.Size, *args: Any,
+             out_shape: torch.Size | None = None, **kwargs: Any) -> int:
+    return int(sdpa_flop_count(query_shape, key_shape, value_shape))
 
 
-def _backward(grad_out_shape, query_shape, key_shape, value_shape, *args, out_shape=None, **kwargs) -> int:
-    return sdpa_backward_flop_count(grad_out_shape, query_shape, key_shape, value_shape)
+def _backward(grad_out_shape: torch.Size, query_shape: torch.Size, key_shape: torch.Size, value_shape: torch.Size,
+              *args: Any, out_shape: torch.Size | None = None, **kwargs: Any) -> int:
+    return int(sdpa_backward_flop_count(grad_out_shape, query_shape, key_shape, value_shape))
 
 
 CPU_ATTENTION = {aten._scaled_dot_product_flash_attention_for_cpu: _forward,

@@ -21,14 +21,19 @@ the fit is linear in sentences at that length, so longer sentences (attention) c
 """
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from common.census import flops
+
+if TYPE_CHECKING:
+    from common.nmt.recipe import NMTSettings
 
 log = logging.getLogger(__name__)
 LENGTH = 32
@@ -86,7 +91,7 @@ def count(arguments: list[str]) -> NmtCount:
         counter = flops.counter()
         with counter:
             with torch.autocast("cpu", dtype=torch.bfloat16):
-                saved, (loss, _, _) = saved_activation_bytes(model, lambda s=sample: criterion(model, s))
+                saved, (loss, _, _) = saved_activation_bytes(model, functools.partial(criterion, model, sample))
             loss.backward()
         model.zero_grad(set_to_none=True)
         out.flops.append(float(counter.get_total_flops()))
@@ -94,7 +99,7 @@ def count(arguments: list[str]) -> NmtCount:
     return out
 
 
-def job_rows(cfg: dict, mfu: float, workdir: Path, done: dict[str, dict]) -> list[dict]:
+def job_rows(cfg: dict[str, Any], mfu: float, workdir: Path, done: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """The census rows of a paper config's NMT training jobs (``nmt/<setting>/<system>/<model>``); ``done`` (job ->
     row of an earlier census run) are kept. Jobs of the same shape are counted once."""
     from common.census.architectures import CONFIGS
@@ -105,7 +110,7 @@ def job_rows(cfg: dict, mfu: float, workdir: Path, done: dict[str, dict]) -> lis
 
     nmt = cfg["nmt"]
     tags = sorted({lang for spec in nmt["settings"].values() for p in spec["finetune"] for lang in p.split("-")})
-    counts: dict[tuple, NmtCount] = {}
+    counts: dict[tuple[str, str, int, str, tuple[str, ...], bool], NmtCount] = {}
     rows = []
     with stand_in_models(workdir / "hub"):
         for setting, system, model in plan.training_jobs(nmt):
@@ -135,7 +140,7 @@ def job_rows(cfg: dict, mfu: float, workdir: Path, done: dict[str, dict]) -> lis
     return rows
 
 
-def row(job: str, kind: str, s, c: NmtCount, mfu: float) -> dict:
+def row(job: str, kind: str, s: NMTSettings, c: NmtCount, mfu: float) -> dict[str, Any]:
     """A census row (the fields of the training rows) for an NMT job of settings ``s`` counted as ``c``."""
     from common.census import estimate as est
     from common.nmt.recipe import effective_tokens, update_freq
@@ -145,8 +150,8 @@ def row(job: str, kind: str, s, c: NmtCount, mfu: float) -> dict:
     micro = s.max_tokens / LENGTH  # sentences per GPU batch
     sentences = effective_tokens(s, ranks) / LENGTH  # per update
     updates = {"stage1": s.stage1_max_update, "stage2": s.stage2_max_update, "baseline": s.baseline_max_update}[kind]
-    flops = est.Linear.through(ROWS, tuple(c.flops))
-    acts = est.Linear.through(ROWS, tuple(c.activation_bytes))
+    flops = est.Linear.through(ROWS, (c.flops[0], c.flops[1]))
+    acts = est.Linear.through(ROWS, (c.activation_bytes[0], c.activation_bytes[1]))
     opt = 8 * c.trainable_params  # fairseq's Adam: two fp32 moments
     states = est.model_state_bytes(c.params, c.trainable_params, opt, 0, ranks)
     if kind == "baseline" and s.bf16 and s.baseline_arch != "same":

@@ -23,14 +23,16 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import gc
 import importlib
 import json
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import torch
 
@@ -38,7 +40,14 @@ from common.census import flops
 from common.census.architectures import CONFIGS
 from common.models import hub, tokenizer_sides
 
+if TYPE_CHECKING:
+    from transformers import PretrainedConfig, PreTrainedModel
+
+    from common.runs import Run
+    from common.training.cli import Recipe
+
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class TooLargeHere(RuntimeError):
@@ -69,7 +78,7 @@ class StepCount:
     trainable_params: int
     matrix_params: int  # trainable parameters of 2 or more dimensions (Adafactor factors these)
     matrix_shapes: list[tuple[int, int]]  # (rows, columns) of each such parameter, for Adafactor's state
-    training: dict  # the job's training section with the run's own overrides (e.g. a variant's batch)
+    training: dict[str, Any]  # the job's training section with the run's own overrides (e.g. a variant's batch)
 
 
 # ------------------------------------------------------------------ stand-ins for the downloads
@@ -86,7 +95,8 @@ def stand_in_models(root: Path) -> Iterator[None]:
         (folder / "done.json").write_text("{}")
     original = PreTrainedModel.__dict__["from_pretrained"]
 
-    def from_config(cls, path, *args, config=None, **kwargs):
+    def from_config(cls: type[PreTrainedModel], /, path: str | os.PathLike[str], *args: Any,
+                    config: PretrainedConfig | None = None, **kwargs: Any) -> PreTrainedModel:
         config = config if config is not None else AutoConfig.from_pretrained(path)
         with no_init_weights():
             model = cls(config, **{k: v for k, v in kwargs.items() if k == "add_pooling_layer"})
@@ -110,12 +120,12 @@ def stand_in_models(root: Path) -> Iterator[None]:
             os.environ["XLING_CACHE"] = saved_cache
 
 
-def side_vocab_size(cfg: dict, spec: dict) -> int:
+def side_vocab_size(cfg: dict[str, Any], spec: dict[str, Any]) -> int:
     name = spec.get("tokenizer") or spec.get("pretrained")
     return CONFIGS[name]["vocab_size"] if name else int(cfg["tokenizer"]["vocab_size"])
 
 
-def stand_in_tokenizers(cfg: dict, init: str, words: list[str], out: Path) -> Path:
+def stand_in_tokenizers(cfg: dict[str, Any], init: str, words: list[str], out: Path) -> Path:
     """The ``--tokenizer`` folder of a run: per side, a WordPiece vocabulary of the paper's size holding ``words``
     whole (and every character), filled up with unused pieces."""
     from tokenizers.processors import TemplateProcessing
@@ -149,9 +159,9 @@ def stand_in_tokenizers(cfg: dict, init: str, words: list[str], out: Path) -> Pa
     return folder
 
 
-def stretch(example, length: int):
+def stretch(example: object, length: int) -> object:
     """Each sentence of an example repeated to at least ``length`` words (other fields unchanged)."""
-    def long(s):
+    def long(s: object) -> object:
         if not isinstance(s, str) or not s:
             return s
         n = len(s.split())
@@ -160,16 +170,17 @@ def stretch(example, length: int):
     return tuple(long(x) for x in example) if isinstance(example, tuple) else long(example)
 
 
-def recipe_of(paper: str):
+def recipe_of(paper: str) -> Recipe:
     module = importlib.import_module(f"papers.{paper}.train")
     for value in vars(module).values():
         if isinstance(value, type) and getattr(value, "paper", None) == paper and hasattr(value, "build"):
-            return value()
+            recipe: Recipe = value()
+            return recipe
     raise LookupError(f"papers.{paper}.train defines no recipe")
 
 
 # ------------------------------------------------------------------ counting
-def saved_activation_bytes(model: torch.nn.Module, run_step) -> tuple[int, object]:
+def saved_activation_bytes(model: torch.nn.Module, run_step: Callable[[], T]) -> tuple[int, T]:
     """Bytes of the distinct storages autograd saves for the backward pass while ``run_step()`` builds its graph,
     the parameters' own storages excepted (under autocast their bf16 copies count: they live through the step).
     A storage is known by its ``_cdata`` (its C++ object), so fake tensors, which have no data, count too."""
@@ -189,7 +200,7 @@ def saved_activation_bytes(model: torch.nn.Module, run_step) -> tuple[int, objec
     return sum(storages.values()), out
 
 
-def count_steps(paper: str, cfg: dict, run, rows: tuple[int, ...], corpus_manifest: dict,
+def count_steps(paper: str, cfg: dict[str, Any], run: Run, rows: tuple[int, ...], corpus_manifest: dict[str, Any],
                 workdir: Path) -> list[StepCount]:
     """Count one training step of ``run`` (a :class:`common.runs.Run`) as its paper-scale job would take it, at each
     batch size of ``rows``: the stand-ins and the model are built once, a step counted per batch size."""
@@ -234,7 +245,7 @@ def count_steps(paper: str, cfg: dict, run, rows: tuple[int, ...], corpus_manife
         counter = flops.counter()
         with counter:
             with torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None):
-                saved, out = saved_activation_bytes(model, lambda b=batch: model(**b))
+                saved, out = saved_activation_bytes(model, functools.partial(model, **batch))
             out["loss"].backward()
         model.zero_grad(set_to_none=True)
         counts.append(_parameters(model, training, n))
@@ -242,7 +253,7 @@ def count_steps(paper: str, cfg: dict, run, rows: tuple[int, ...], corpus_manife
     return counts
 
 
-def _parameters(model: torch.nn.Module, training: dict, rows: int) -> StepCount:
+def _parameters(model: torch.nn.Module, training: dict[str, Any], rows: int) -> StepCount:
     """The parameter counts of ``model`` (any device, the meta device included); FLOPs and activations zero."""
     trainable = [p for p in model.parameters() if p.requires_grad]
     matrices = [(p.shape[0], p[0].numel()) for p in trainable if p.ndim >= 2]
@@ -251,7 +262,7 @@ def _parameters(model: torch.nn.Module, training: dict, rows: int) -> StepCount:
                      matrix_params=sum(r * c for r, c in matrices), matrix_shapes=matrices, training=training)
 
 
-def probe_corpus(paper: str, workdir: Path, data_root: str, languages: list[str] | None = None) -> dict:
+def probe_corpus(paper: str, workdir: Path, data_root: str, languages: list[str] | None = None) -> dict[str, Any]:
     """The paper's smoke corpus (synthetic languages), written under ``workdir``: the probe's examples. With
     ``languages`` (the paper config's ``census.languages``), the first synthetic training languages take those
     codes, for runs that train on named languages."""

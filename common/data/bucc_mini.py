@@ -26,6 +26,7 @@ import json
 import random
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from common.data import loaders
 from common.data.leakage import LeakageFilter, normalize
@@ -39,7 +40,9 @@ def one_sentence_per_sts_pair(xx: loaders.StsPairs, en: loaders.StsPairs, start:
     """(xx, en) translations of at most one sentence of each STS pair such that no two chosen sentences
     are an STS pair of the set (rows alternate between sentence 1 and 2; a row whose sentence was
     chosen before, or whose sentences are both excluded, is skipped)."""
-    chosen, excluded, out = set(), set(), []
+    chosen: set[str] = set()
+    excluded: set[str] = set()
+    out: Pairs = []
     for r, (x1, x2, e1, e2) in enumerate(zip(xx.sent1, xx.sent2, en.sent1, en.sent2)):
         k1, k2 = normalize(e1), normalize(e2)
         if k1 in chosen or k2 in chosen:
@@ -156,7 +159,8 @@ def _write_split(base: str, xx: str, gold: Pairs, src_only: list[str], en_only: 
     write_lines(f"{base}.gold", sorted(f"{src_id[g]}\t{trg_id[g]}" for g in range(len(gold))))
 
 
-def build(out: Path, root: Path, spec: dict, exclude: LeakageFilter | None = None) -> tuple[list[str], dict]:
+def build(out: Path, root: Path, spec: dict[str, Any],
+          exclude: LeakageFilter | None = None) -> tuple[list[str], dict[str, Any]]:
     """Write ``{xx}-en.{split}.{xx,en,gold}`` for every ``spec['pairs']`` language; return the pairs written
     and, per pair and split, the counts and gold shares (for the corpus manifest). A distractor candidate that
     ``exclude`` holds (the corpus's training sentences and its other evaluation sets) is not used; per pair,

@@ -19,16 +19,18 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from typing import Any, TypeVar
 
 log = logging.getLogger(__name__)
 REASONS = ("bad_bytes", "blank", "overlong")
 _SURROGATE = re.compile("[\udc80-\udcff]")
+_Pair = TypeVar("_Pair", bound=tuple[Any, ...])
 
 
 class PairCleaner:
     def __init__(self, max_chars: int = 1000):
         self.max_chars = max_chars
-        self.counts: dict[str, Counter] = {}
+        self.counts: dict[str, Counter[str]] = {}
 
     def reason(self, a: str, b: str) -> str | None:
         if _SURROGATE.search(a) or _SURROGATE.search(b):
@@ -39,7 +41,7 @@ class PairCleaner:
             return "overlong"
         return None
 
-    def clean(self, pairs: Iterable[tuple], source: str) -> Iterator[tuple]:
+    def clean(self, pairs: Iterable[_Pair], source: str) -> Iterator[_Pair]:
         """The pairs of ``source`` worth training on, streamed (extra fields after the two sides pass through)."""
         counts = self.counts.setdefault(source, Counter())
         for pair in pairs:

@@ -11,10 +11,11 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable
+from typing import Any
 
 from common.registry import registrar
 
-Builder = Callable[..., dict]
+Builder = Callable[..., dict[str, Any]]
 BUILDERS: dict[str, Builder] = {}
 PREFIX = "corpus"  # the modules of common.data that hold corpus builders
 

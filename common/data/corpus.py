@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import logging
 from pathlib import Path
+from typing import Any
 
 from common.data import corpora
 from common.data.cleaning import PairCleaner
@@ -23,8 +24,8 @@ from common.io import read_json, write_json
 log = logging.getLogger(__name__)
 
 
-def prepare(kind: str, out: str | Path, data_root: str | Path, spec: dict, base_url: str | None = None,
-            pins: dict[str, str] | None = None) -> dict:
+def prepare(kind: str, out: str | Path, data_root: str | Path, spec: dict[str, Any], base_url: str | None = None,
+            pins: dict[str, str] | None = None) -> dict[str, Any]:
     """Write the corpus of ``kind``; paper corpora download from ``base_url`` (a mirror) when given, with ``pins``
     replacing the pins of the resources they name (the rehearsal mirror's own digests). The downloaded training
     bitext of the paper kinds passes a :class:`common.data.cleaning.PairCleaner` (``spec.max_chars``); its counts
@@ -45,8 +46,9 @@ def prepare(kind: str, out: str | Path, data_root: str | Path, spec: dict, base_
     return manifest
 
 
-def load_manifest(path: str | Path) -> dict:
-    return read_json(path)
+def load_manifest(path: str | Path) -> dict[str, Any]:
+    manifest: dict[str, Any] = read_json(path)
+    return manifest
 
 
 def main(argv: list[str] | None = None) -> None:

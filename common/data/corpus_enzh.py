@@ -14,7 +14,9 @@ NLI variant SNLI + MultiNLI train (appendix B).
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from common.data import download as dl
 from common.data import loaders
@@ -27,7 +29,7 @@ from common.data.sts_benchmark import english_sts
 from common.io import write_lines
 
 
-def _corpus_pairs(d: dl.Downloader, out: Path, c: dict, cleaner: PairCleaner):
+def _corpus_pairs(d: dl.Downloader, out: Path, c: dict[str, Any], cleaner: PairCleaner) -> Iterator[tuple[str, str]]:
     if c["kind"] == "opus":
         pairs = dl.iter_opus_pairs(d.fetch(dl.opus_moses(c["corpus"], c["version"], "zh", "en")),
                                    c["corpus"], "zh", "en")
@@ -40,7 +42,8 @@ def _corpus_pairs(d: dl.Downloader, out: Path, c: dict, cleaner: PairCleaner):
 
 
 @register_corpus("paper_enzh")
-def prepare_paper_enzh(out: Path, data_root: Path, spec: dict, d: dl.Downloader, cleaner: PairCleaner) -> dict:
+def prepare_paper_enzh(out: Path, data_root: Path, spec: dict[str, Any], d: dl.Downloader,
+                       cleaner: PairCleaner) -> dict[str, Any]:
     rng = random.Random(spec["seed"])
     sampled, raw = {}, []
     for c in spec["corpora"]:

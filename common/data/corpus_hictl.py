@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 from common.data import download as dl
 from common.data import loaders, translation, translation_paper, xtreme
@@ -31,10 +32,10 @@ from common.io import write_lines
 from common.languages import TO_ISO1
 
 
-def _evaluation(d: dl.Downloader, out: Path, spec: dict) -> dict:
+def _evaluation(d: dl.Downloader, out: Path, spec: dict[str, Any]) -> dict[str, Any]:
     """Download and convert every XTREME task's data; the manifest entries."""
     x = spec["xtreme"]
-    m: dict = {"nli_languages": xnli_paper(d, out), "nli_dir": str(out / "xnli"),
+    m: dict[str, Any] = {"nli_languages": xnli_paper(d, out), "nli_dir": str(out / "xnli"),
                "xnli_train": str(out / "xnli" / "train-en.tsv")}
     m["pair_classification"] = {"pawsx": xtreme.pawsx_layout(d.fetch(xtreme.pawsx()), out, x["pawsx_languages"])}
     m["token_classification"] = {"udpos": xtreme.udpos_layout(d.fetch(xtreme.udpos()), out, x["pos_languages"]),
@@ -59,7 +60,7 @@ def _evaluation(d: dl.Downloader, out: Path, spec: dict) -> dict:
     return m
 
 
-def _evaluation_sentences(m: dict, tatoeba_dir: Path, tatoeba_langs: list[str], out: Path,
+def _evaluation_sentences(m: dict[str, Any], tatoeba_dir: Path, tatoeba_langs: list[str], out: Path,
                           bucc_pairs: list[str]) -> LeakageFilter:
     evals = LeakageFilter(s for lang in tatoeba_langs for pair in zip(*loaders.read_tatoeba(tatoeba_dir, lang))
                           for s in pair)
@@ -78,7 +79,8 @@ def _evaluation_sentences(m: dict, tatoeba_dir: Path, tatoeba_langs: list[str], 
 
 
 @register_corpus("paper_hictl")
-def prepare_paper_hictl(out: Path, data_root: Path, spec: dict, d: dl.Downloader, cleaner: PairCleaner) -> dict:
+def prepare_paper_hictl(out: Path, data_root: Path, spec: dict[str, Any], d: dl.Downloader,
+                        cleaner: PairCleaner) -> dict[str, Any]:
     """The evaluation and translation sets come first, so that each language's sample is filtered and written
     before the next is drawn: the job holds one language's sample at a time (at most 13.2M pairs of Table 8, or
     ``sentences_per_language`` lines), not all of them (79M pairs and 188M lines)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from common.data import bucc_mini, corpora, loaders, staged_pairs, translation, xquad_qa, xquad_questions
 from common.data.cleaning import PairCleaner
@@ -21,6 +22,9 @@ from common.data.corpus_parts import (
 from common.data.leakage import LeakageFilter
 from common.io import write_lines
 from common.languages import XNLI_15, XTREME_36
+
+if TYPE_CHECKING:
+    from common.data.download import Downloader
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +83,7 @@ def _wmt_pairs(root: Path, name: str) -> list[tuple[str, str]]:
     return [(a, b) if trg == "en" else (b, a) for a, b in rows]
 
 
-def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
+def prepare_mini(out: Path, data_root: Path, spec: dict[str, Any]) -> dict[str, Any]:
     data_root = Path(data_root)
     questions = xquad_questions.build(out / "questions", data_root)
     evals_by_source = evaluation_sentences(data_root)
@@ -138,7 +142,7 @@ def prepare_mini(out: Path, data_root: Path, spec: dict) -> dict:
     }
 
 
-def _mini_training_pairs(data_root: Path, spec: dict, evals_by_source: dict,
+def _mini_training_pairs(data_root: Path, spec: dict[str, Any], evals_by_source: dict[str, list[str]],
                          staged: dict[str, dict[str, list[tuple[str, str]]]]) -> dict[str, list[tuple[str, str]]]:
     """The mini corpus's training pairs per language before the leakage rule (``staged``: the staged sources'
     pairs, :func:`staged_sources`)."""
@@ -173,7 +177,7 @@ def _staged(folder: Path, sel: staged_pairs.Selection) -> dict[str, list[tuple[s
     return pairs
 
 
-def staged_sources(data_root: Path, spec: dict) -> dict[str, dict[str, list[tuple[str, str]]]]:
+def staged_sources(data_root: Path, spec: dict[str, Any]) -> dict[str, dict[str, list[tuple[str, str]]]]:
     """Source -> language -> the pairs the config takes of the staged sources (``corpus.mini.parallel``)."""
     return {source: _staged(data_root / source, staged_pairs.Selection.from_config(sel))
             for source, sel in spec.get("parallel", {}).items()}
@@ -188,5 +192,5 @@ def source_counts(staged: dict[str, dict[str, list[tuple[str, str]]]],
 
 
 @corpora.register_corpus("mini")
-def _mini(out: Path, data_root: Path, spec: dict, d, cleaner: PairCleaner) -> dict:
+def _mini(out: Path, data_root: Path, spec: dict[str, Any], d: Downloader, cleaner: PairCleaner) -> dict[str, Any]:
     return prepare_mini(out, data_root, spec)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import random
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from common.data import corpora, loaders
 from common.data.cleaning import PairCleaner
@@ -19,10 +20,13 @@ from common.data.corpus_parts import (
 from common.data.leakage import LeakageFilter
 from common.languages import TO_ISO1
 
+if TYPE_CHECKING:
+    from common.data.download import Downloader
+
 log = logging.getLogger(__name__)
 
 
-def prepare_paper(out: Path, spec: dict, d, cleaner: PairCleaner) -> dict:
+def prepare_paper(out: Path, spec: dict[str, Any], d: Downloader, cleaner: PairCleaner) -> dict[str, Any]:
     """DAP section 4.1: OPUS bitext with English for the 36 XTREME languages (the corpora the
     paper names), at most ``max_pairs_per_language`` pairs per language drawn uniformly at random
     (reservoir sampling, seeded); Tatoeba v1 (pinned digests), BUCC 2018, XNLI test, MultiNLI train.
@@ -46,7 +50,8 @@ def prepare_paper(out: Path, spec: dict, d, cleaner: PairCleaner) -> dict:
         evals.add(ex.premise + ex.hypothesis)
     to_iso3 = {v: k for k, v in TO_ISO1.items()}
     rng = random.Random(spec.get("seed", 1))
-    train, dropped, skipped = {}, {}, []
+    train, dropped = {}, {}
+    skipped: list[str] = []
     for xx in spec["opus_languages"]:
         lang = to_iso3.get(xx, xx)
         sample = reservoir_sample(dl.opus_pairs(d, spec["opus_corpora"], xx, "en", skipped, cleaner),
@@ -65,5 +70,5 @@ def prepare_paper(out: Path, spec: dict, d, cleaner: PairCleaner) -> dict:
 
 
 @corpora.register_corpus("paper")
-def _paper(out: Path, data_root: Path, spec: dict, d, cleaner: PairCleaner) -> dict:
+def _paper(out: Path, data_root: Path, spec: dict[str, Any], d: Downloader, cleaner: PairCleaner) -> dict[str, Any]:
     return prepare_paper(out, spec, d, cleaner)

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import random
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from common.data import loaders
 from common.io import write_lines
 
+if TYPE_CHECKING:
+    from common.data.download import Downloader
+
+T = TypeVar("T")
+
 BUCC_SPLITS = ("sample", "training", "test")
 
 
-def bucc_sentences(root: Path, pairs: list[str], splits) -> list[str]:
+def bucc_sentences(root: Path, pairs: list[str], splits: Iterable[str]) -> list[str]:
     """Every sentence of the given BUCC splits (for the leakage rule)."""
     out: list[str] = []
     for pair in pairs:
@@ -42,7 +49,7 @@ STS17_EXCLUDED = {
 }
 
 
-def sts17_sets(data_root: Path) -> list[dict]:
+def sts17_sets(data_root: Path) -> list[dict[str, Any]]:
     """SemEval-2017 STS sets of VMSST's Table 10 that can be scored (see ``STS17_EXCLUDED``)."""
     root = Path(data_root) / "sts" / "sts17"
     return [{"name": name, "langs": name.split("-"), "input": str(root / "STS2017.eval.v1.1" / f"STS.input.{t}.txt"),
@@ -53,7 +60,7 @@ PUBLIC_BUCC_SPLITS = {"tune": "sample", "test": "training"}  # XTREME: the 2018 
 TEST_GOLD_BUCC_SPLITS = {"tune": "training", "test": "test"}  # LASER / DAP appendix B, with the test gold
 
 
-def bucc2018(d, out: Path, langs: list[str], test_gold_dir: str | None) -> tuple[list[str], dict[str, str]]:
+def bucc2018(d: Downloader, out: Path, langs: list[str], test_gold_dir: str | None) -> tuple[list[str], dict[str, str]]:
     """Download BUCC 2018 (sample, training, test) for ``{xx}-en`` into ``out/bucc``; return the pairs and the
     (tune, report) splits. Without the test gold, the public protocol: threshold on ``sample``, report on
     ``training`` (XTREME). With ``test_gold_dir`` holding ``{xx}-en.test.gold`` (obtained from the organisers),
@@ -74,9 +81,9 @@ def bucc2018(d, out: Path, langs: list[str], test_gold_dir: str | None) -> tuple
     return pairs, dict(TEST_GOLD_BUCC_SPLITS)
 
 
-def reservoir_sample(items, cap: int, rng: random.Random) -> list:
+def reservoir_sample(items: Iterable[T], cap: int, rng: random.Random) -> list[T]:
     """A uniform random sample of at most ``cap`` items of a stream, in one pass (Algorithm R)."""
-    out: list = []
+    out: list[T] = []
     for seen, item in enumerate(items, start=1):
         if len(out) < cap:
             out.append(item)
@@ -85,7 +92,7 @@ def reservoir_sample(items, cap: int, rng: random.Random) -> list:
     return out
 
 
-def xnli_paper(d, out: Path) -> list[str]:
+def xnli_paper(d: Downloader, out: Path) -> list[str]:
     """XNLI 1.0 test (``xnli/test-{lang}.tsv``) and English MultiNLI train (``xnli/train-en.tsv``); the languages."""
     from common.data import download as dl
 

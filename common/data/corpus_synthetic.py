@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from common.data import corpora, loaders, translation
 from common.data.cleaning import PairCleaner
@@ -14,10 +15,13 @@ from common.data.corpus_parts import (
 from common.data.leakage import LeakageFilter
 from common.data.synthetic import SyntheticSpec, write_synthetic_corpus
 
+if TYPE_CHECKING:
+    from common.data.download import Downloader
+
 log = logging.getLogger(__name__)
 
 
-def prepare_synthetic(out: Path, spec: dict) -> dict:
+def prepare_synthetic(out: Path, spec: dict[str, Any]) -> dict[str, Any]:
     syn = write_synthetic_corpus(out, SyntheticSpec(**spec))
     langs = syn["languages"]
     evals = LeakageFilter(bucc_sentences(out / "bucc", [f"{l}-en" for l in langs], BUCC_SPLITS))
@@ -52,5 +56,5 @@ def prepare_synthetic(out: Path, spec: dict) -> dict:
 
 
 @corpora.register_corpus("synthetic")
-def _synthetic(out: Path, data_root: Path, spec: dict, d, cleaner: PairCleaner) -> dict:
+def _synthetic(out: Path, data_root: Path, spec: dict[str, Any], d: Downloader, cleaner: PairCleaner) -> dict[str, Any]:
     return prepare_synthetic(out, spec)

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import random
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from common.data import download as dl
 from common.data import loaders
@@ -48,12 +50,13 @@ PIVOT_CODE = {"en": "", "es": "-spa"}
 
 
 def _pairs(d: dl.Downloader, corpora: list[list[str]], lang: str, pivot: str, skipped: list[str],
-           cleaner: PairCleaner):
+           cleaner: PairCleaner) -> Iterator[tuple[str, str, str]]:
     yield from ((pivot, a, b) for a, b in dl.opus_pairs(d, corpora, lang, pivot, skipped, cleaner))
 
 
 @register_corpus("paper_vmsst")
-def prepare_paper_vmsst(out: Path, data_root: Path, spec: dict, d: dl.Downloader, cleaner: PairCleaner) -> dict:
+def prepare_paper_vmsst(out: Path, data_root: Path, spec: dict[str, Any], d: dl.Downloader,
+                        cleaner: PairCleaner) -> dict[str, Any]:
     """The evaluation sets come first, so that each language's sample is filtered and written before the next is
     drawn: the job holds one language's sample at a time (at most 9.4M pairs of Table 15), not all 221M."""
     pins = dl.tatoeba_pins("tatoeba_v1_all.sha256.yaml", spec.get("tatoeba_languages"))
@@ -70,7 +73,7 @@ def prepare_paper_vmsst(out: Path, data_root: Path, spec: dict, d: dl.Downloader
     shutil.rmtree(paq_dir)
     dl.nq_to_queries(d.fetch(dl.nq_test()), qdir / "nq.jsonl")
     mkqa = dl.mkqa_to_queries(d.fetch(dl.mkqa()), qdir, spec["mkqa_languages"])
-    questions = {"bank": str(bank), "nq": {"en": str(qdir / "nq.jsonl")}, "mkqa": mkqa,
+    questions: dict[str, Any] = {"bank": str(bank), "nq": {"en": str(qdir / "nq.jsonl")}, "mkqa": mkqa,
                  "description": "NQ (DPR test split) and MKQA against PAQ"}
     # the leakage rule over every evaluation set
     evals = LeakageFilter(s for lang in pins for pair in zip(*loaders.read_tatoeba(tat, lang)) for s in pair)

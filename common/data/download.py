@@ -41,9 +41,11 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from common.data.cleaning import PairCleaner
 from common.io import atomic_write, sha256_file, write_json
 
 log = logging.getLogger(__name__)
@@ -207,7 +209,7 @@ def tatoeba_pins(pin_file: str, languages: list[str] | None = None) -> dict[str,
     ``tatoeba_languages``: the rehearsal's few)."""
     import yaml
 
-    pins = yaml.safe_load((Path(__file__).parent / pin_file).read_text())
+    pins: dict[str, dict[str, str]] = yaml.safe_load((Path(__file__).parent / pin_file).read_text())
     if languages is None:
         return pins
     unknown = sorted(set(languages) - set(pins))
@@ -279,7 +281,7 @@ def multinli_train_to_tsv(txt: str, out: Path) -> int:
     return len(rows)
 
 
-def iter_opus_pairs(zip_path: Path, corpus: str, l1: str, l2: str = "en"):
+def iter_opus_pairs(zip_path: Path, corpus: str, l1: str, l2: str = "en") -> Iterator[tuple[str, str]]:
     """Stream (l1, l2) pairs from an OPUS moses zip (languages in the file names are in alphabetical order) without
     loading it whole. Bytes that are not UTF-8 arrive as lone surrogates (``surrogateescape``) for the cleaner to
     count (:mod:`common.data.cleaning`); members of different lengths are an error naming the shorter one's end."""
@@ -305,7 +307,7 @@ def iter_opus_pairs(zip_path: Path, corpus: str, l1: str, l2: str = "en"):
 
 
 def opus_pairs(d: Downloader, corpora: list[list[str]], l1: str, l2: str, skipped: list[str],
-               cleaner=None):
+               cleaner: PairCleaner | None = None) -> Iterator[tuple[str, str]]:
     """Stream the (l1, l2) pairs of each ``[corpus, version]`` OPUS release in turn, downloading each when the
     stream reaches it; a release without that language pair (HTTP 404) is skipped and named in ``skipped``. With a
     :class:`common.data.cleaning.PairCleaner`, each release's pairs pass through it (source

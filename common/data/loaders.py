@@ -15,9 +15,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common.io import DataFormatError, iter_lines, read_lines
+from common.io import DataFormatError as DataFormatError  # re-exported: callers catch loaders.DataFormatError
+from common.io import iter_lines
+from common.io import read_lines as read_lines
 
-PathLike = str | os.PathLike
+PathLike = str | os.PathLike[str]
 
 NLI_LABELS = ("entailment", "neutral", "contradiction")
 

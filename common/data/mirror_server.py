@@ -19,6 +19,7 @@ import threading
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 FAULTS = ("503", "cut")
@@ -27,13 +28,13 @@ FAULTS = ("503", "cut")
 class _Handler(http.server.BaseHTTPRequestHandler):
     server: _Server
 
-    def log_message(self, fmt, *args):  # quiet: the downloader logs what matters
+    def log_message(self, fmt: str, *args: Any) -> None:  # quiet: the downloader logs what matters
         log.debug(fmt, *args)
 
-    def do_HEAD(self):  # noqa: N802 (http.server's naming)
+    def do_HEAD(self) -> None:  # noqa: N802 (http.server's naming)
         self._answer(body=False)
 
-    def do_GET(self):  # noqa: N802
+    def do_GET(self) -> None:  # noqa: N802
         self._answer(body=True)
 
     def _answer(self, body: bool) -> None:
@@ -105,13 +106,14 @@ class MirrorServer:
         self._thread.start()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
 
 
 @contextlib.contextmanager
-def serving(mirror: str | Path | None, base_url: str | None = None) -> Iterator[tuple[str | None, dict | None]]:
+def serving(mirror: str | Path | None,
+            base_url: str | None = None) -> Iterator[tuple[str | None, dict[str, str] | None]]:
     """``(base_url, pins)`` for a download job: a rehearsal mirror folder served on a local port for the duration
     (its pins and faults), or the given ``base_url`` (a site mirror, the real pins) when no folder is given."""
     if mirror is None:

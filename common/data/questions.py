@@ -7,11 +7,12 @@ import itertools
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from common.io import DataFormatError, iter_lines
 
 
-def iter_questions(path: str | Path) -> Iterator[dict]:
+def iter_questions(path: str | Path) -> Iterator[dict[str, Any]]:
     """The records of a JSON-lines question file, streamed; a malformed line is an error naming file and line."""
     for lineno, line in enumerate(iter_lines(path), start=1):
         if not line.strip():
@@ -25,11 +26,11 @@ def iter_questions(path: str | Path) -> Iterator[dict]:
         yield rec
 
 
-def read_questions(path: str | Path) -> list[dict]:
+def read_questions(path: str | Path) -> list[dict[str, Any]]:
     return list(iter_questions(path))
 
 
-def shards(records: Iterable[dict], size: int) -> Iterator[list[dict]]:
+def shards(records: Iterable[dict[str, Any]], size: int) -> Iterator[list[dict[str, Any]]]:
     """``records`` in lists of at most ``size``."""
     it = iter(records)
     while shard := list(itertools.islice(it, size)):

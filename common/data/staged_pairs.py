@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from common.data.loaders import read_tsv
 from common.io import DataFormatError, sha256_file
@@ -35,7 +36,7 @@ class Selection:
     seed: int = 1
 
     @classmethod
-    def from_config(cls, spec: dict) -> Selection:
+    def from_config(cls, spec: dict[str, Any]) -> Selection:
         return cls(tuple(spec["languages"]), float(spec.get("share", 1.0)), spec.get("max_pairs"),
                    float(spec.get("min_length_ratio", 0.0)), int(spec.get("seed", 1)))
 

@@ -20,7 +20,7 @@ import bisect
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar, overload
 
 import numpy as np
 
@@ -37,7 +37,13 @@ class Positional(Sequence[T]):
     def _get(self, i: int) -> T:
         raise NotImplementedError
 
-    def __getitem__(self, i):  # type: ignore[override]
+    @overload
+    def __getitem__(self, i: int) -> T: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[T]: ...
+
+    def __getitem__(self, i: int | slice) -> T | list[T]:
         if isinstance(i, slice):
             return [self._get(j) for j in range(*i.indices(len(self)))]
         if not -len(self) <= i < len(self):
@@ -45,7 +51,7 @@ class Positional(Sequence[T]):
         return self._get(i % len(self))
 
 
-def _write_line_spans(path: Path, out) -> None:
+def _write_line_spans(path: Path, out: IO[bytes]) -> None:
     """Write (start, end) byte offsets of every line, line end excluded (a last line without a newline included),
     as int64 pairs, chunk by chunk: the index never sits in memory whole."""
     size, offset, start = path.stat().st_size, 0, 0
@@ -61,7 +67,7 @@ def _write_line_spans(path: Path, out) -> None:
         out.write(np.array([start, size], dtype=np.int64).tobytes())
 
 
-def _write_nonblank_spans(path: Path, out) -> None:
+def _write_nonblank_spans(path: Path, out: IO[bytes]) -> None:
     """Write (start, end) of the lines with text besides whitespace (``str.strip``'s sense), in blocks."""
     block: list[int] = []
     offset = 0
@@ -95,7 +101,7 @@ class IndexedLines(Positional[str]):
     map would count every page it touched, ``scripts/bench_stream_rss.py``). Bad UTF-8 is a
     :class:`DataFormatError` naming the file and the line."""
 
-    def __init__(self, path: str | os.PathLike, *, skip_blank: bool = False):
+    def __init__(self, path: str | os.PathLike[str], *, skip_blank: bool = False):
         self.path = Path(path)
         if not self.path.is_file():
             raise FileNotFoundError(f"{self.path}: no such file")
@@ -136,14 +142,14 @@ class IndexedLines(Positional[str]):
         return newlines + 1
 
 
-def _count_newlines(data) -> int:
+def _count_newlines(data: bytes) -> int:
     return int(np.count_nonzero(np.frombuffer(data, dtype=np.uint8) == 10))
 
 
 class TsvPairs(Positional[tuple[str, str]]):
     """``a<TAB>b`` per line, as :func:`common.data.loaders.read_tsv_pairs` reads it, by position."""
 
-    def __init__(self, path: str | os.PathLike):
+    def __init__(self, path: str | os.PathLike[str]):
         self.lines = IndexedLines(path)
 
     def __len__(self) -> int:
@@ -198,6 +204,6 @@ class Picked(Positional[T]):
         return self.base[int(self.positions[i])]
 
 
-def tagged(base: Sequence[tuple], *fields: Any) -> Mapped[tuple]:
+def tagged(base: Sequence[tuple[Any, ...]], *fields: Any) -> Mapped[tuple[Any, ...]]:
     """Each tuple of ``base`` with ``fields`` appended (e.g. a pair and its language id)."""
     return Mapped(base, lambda item: (*item, *fields))

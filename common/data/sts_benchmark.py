@@ -11,13 +11,14 @@ At smoke scale the synthetic generator's English set stands in, as one dataset.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from common.data import loaders
 
 SENTEVAL_7 = ("STS12", "STS13", "STS14", "STS15", "STS16", "STS-B", "SICK-R")
 
 
-def english_sts(manifest: dict) -> tuple[dict[str, list[loaders.StsPairs]], list[Path]]:
+def english_sts(manifest: dict[str, Any]) -> tuple[dict[str, list[loaders.StsPairs]], list[Path]]:
     """dataset name -> its subsets, and every file read."""
     root = Path(manifest["sts_dir"])
     if manifest.get("sts_kind") == "synthetic":

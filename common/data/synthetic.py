@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from common.io import write_json, write_lines
 
@@ -66,7 +68,8 @@ class Meaning:
 
     def overlap(self, other: Meaning) -> float:
         """Fraction of the nine meaning slots on which two meanings agree."""
-        return sum(getattr(self, s) == getattr(other, s) for s in SLOTS) / len(SLOTS)
+        agreed: int = sum(getattr(self, s) == getattr(other, s) for s in SLOTS)
+        return agreed / len(SLOTS)
 
 
 def random_meaning(rng: random.Random) -> Meaning:
@@ -243,7 +246,7 @@ class MeaningPool:
 def perturb(m: Meaning, n_changes: int, rng: random.Random) -> Meaning:
     """Change ``n_changes`` distinct slots of ``m`` to different values."""
     slots = rng.sample(SLOTS, n_changes)
-    changes = {}
+    changes: dict[str, Any] = {}
     for s in slots:
         cur = getattr(m, s)
         if s in ("plural", "past", "negated"):
@@ -251,7 +254,7 @@ def perturb(m: Meaning, n_changes: int, rng: random.Random) -> Meaning:
         else:
             size = {"agent": len(NOUNS), "patient": len(NOUNS), "action": len(VERBS),
                     "agent_adj": len(ADJECTIVES), "patient_adj": len(ADJECTIVES), "time": len(TIMES)}[s]
-            options = [None] if s in ("agent_adj", "patient_adj", "time") else []
+            options: list[int | None] = [None] if s in ("agent_adj", "patient_adj", "time") else []
             options += list(range(size))
             options.remove(cur)
             changes[s] = rng.choice(options)
@@ -270,10 +273,14 @@ def nli_hypothesis(m: Meaning, label: str, rng: random.Random) -> Meaning:
     free = [s for s in ("agent_adj", "patient_adj", "time") if getattr(m, s) is None]
     slot = rng.choice(free)
     size = len(TIMES) if slot == "time" else len(ADJECTIVES)
-    return replace(m, **{slot: rng.randrange(size)})
+    change: dict[str, Any] = {slot: rng.randrange(size)}
+    return replace(m, **change)
 
 
 # --------------------------------------------------------------------------- corpus writer
+Render = Callable[[Language, list[Meaning]], list[str]]  # renders meanings in a language, reproducibly
+
+
 @dataclass
 class SyntheticSpec:
     seed: int = 1
@@ -284,19 +291,20 @@ class SyntheticSpec:
     bucc_sentences_per_split: int = 1000
     sts_pairs: int = 200
     nli_items: int = 900
-    translation_pairs: dict | None = None  # {"train": n, "valid": n, "test": n}
+    translation_pairs: dict[str, int] | None = None  # {"train": n, "valid": n, "test": n}
     questions: int = 0  # question-retrieval bank size (0: no question product)
     qa_contexts: int = 0  # extractive-QA contexts of 4 sentences each (0: no QA product)
 
 
-def write_synthetic_corpus(out: Path, spec: SyntheticSpec) -> dict:
+def write_synthetic_corpus(out: Path, spec: SyntheticSpec) -> dict[str, Any]:
     """Write every product of the generator under ``out``; return a manifest dict."""
     out = Path(out)
     rng = random.Random(spec.seed)
     en = PivotEnglish()
     langs = make_languages(spec.n_languages, spec.seed)
     pool = MeaningPool(rng)
-    manifest: dict = {"generator": "common.data.synthetic", "spec": spec.__dict__, "languages": [l.code for l in langs]}
+    manifest: dict[str, Any] = {"generator": "common.data.synthetic", "spec": spec.__dict__,
+                                "languages": [l.code for l in langs]}
 
     # Evaluation meanings first, so training can never reuse them.
     tatoeba = {l.code: pool.draw_many(spec.tatoeba_pairs) for l in langs}
@@ -336,9 +344,9 @@ def write_synthetic_corpus(out: Path, spec: SyntheticSpec) -> dict:
     srng = random.Random(f"{spec.seed}-sts")
     others = [perturb(m, srng.randint(0, 6), srng) for m in sts_base]
     gold = [f"{5 * a.overlap(b):.3f}" for a, b in zip(sts_base, others)]
-    for l in [en] + langs:
-        a, b = render(l, sts_base), render(en, others)
-        name = f"{l.code}-en"
+    for lang in [en, *langs]:
+        a, b = render(lang, sts_base), render(en, others)
+        name = f"{lang.code}-en"
         write_lines(out / "sts" / f"STS.input.{name}.txt", (f"{x}\t{y}" for x, y in zip(a, b)))
         write_lines(out / "sts" / f"STS.gs.{name}.txt", gold)
 
@@ -350,9 +358,9 @@ def write_synthetic_corpus(out: Path, spec: SyntheticSpec) -> dict:
     nli_base = [m if (m.agent_adj, m.patient_adj, m.time) != (None, None, None)
                 else replace(m, time=nrng.randrange(len(TIMES))) for m in nli_base]
     hyps = [nli_hypothesis(m, lab, nrng) for m, lab in zip(nli_base, labels)]
-    for l in [en] + langs:
-        p, h = render(l, nli_base), render(l, hyps)
-        write_lines(out / "nli" / f"dev-{l.code}.tsv", (f"{x}\t{y}\t{z}" for x, y, z in zip(p, h, labels)))
+    for lang in [en, *langs]:
+        p, h = render(lang, nli_base), render(lang, hyps)
+        write_lines(out / "nli" / f"dev-{lang.code}.tsv", (f"{x}\t{y}\t{z}" for x, y, z in zip(p, h, labels)))
 
     if spec.questions:  # drawn last, so the other products do not depend on whether questions are made
         _write_questions(out / "questions", pool.draw_many(spec.questions), en, langs, spec.seed, render)
@@ -363,7 +371,7 @@ def write_synthetic_corpus(out: Path, spec: SyntheticSpec) -> dict:
 
 
 def _write_bucc_split(root: Path, lang: Language, en: Language, split: str, gold: list[Meaning],
-                      src_only: list[Meaning], trg_only: list[Meaning], seed: int, render) -> None:
+                      src_only: list[Meaning], trg_only: list[Meaning], seed: int, render: Render) -> None:
     rng = random.Random(f"{seed}-{lang.code}-{split}-bucc")
     src_items = [(m, True) for m in gold] + [(m, False) for m in src_only]
     trg_items = [(m, True) for m in gold] + [(m, False) for m in trg_only]
@@ -379,8 +387,8 @@ def _write_bucc_split(root: Path, lang: Language, en: Language, split: str, gold
     write_lines(root / f"{pair}.{split}.gold", sorted(f"{src_ids[m]}\t{trg_ids[m]}" for m in gold))
 
 
-def _write_questions(root: Path, meanings: list[Meaning], en: Language, langs: list[Language], seed: int,
-                     render) -> None:
+def _write_questions(root: Path, meanings: list[Meaning], en: Language, langs: Sequence[Language], seed: int,
+                     render: Render) -> None:
     """A question-retrieval stand-in (common.eval.question_retrieval): the bank holds the English renderings;
     every meaning is asked again in English (``nq``) and in each language (``mkqa.{code}``), never retrieving
     its own bank entry; the answer is the meaning's patient, so a hit is another meaning with that patient."""
@@ -395,7 +403,8 @@ def _write_questions(root: Path, meanings: list[Meaning], en: Language, langs: l
         write_lines(root / f"mkqa.{lang.code}.jsonl", records(lang, True))
 
 
-def _write_qa(root: Path, meanings: list[Meaning], en: Language, langs: list[Language], seed: int, render) -> None:
+def _write_qa(root: Path, meanings: list[Meaning], en: Language, langs: Sequence[Language], seed: int,
+              render: Render) -> None:
     """An extractive-QA stand-in (common.eval.qa; SQuAD v1.1 JSON): a context is four sentences; the question is
     the entailed shortening (common.data.synthetic.nli_hypothesis) of one of them and the answer is that whole
     sentence. English contexts of the first two thirds train (``train.en.json``); the last third is the test set
@@ -405,7 +414,7 @@ def _write_qa(root: Path, meanings: list[Meaning], en: Language, langs: list[Lan
     n = len(meanings) // 4
     cut = max(1, 2 * n // 3)
 
-    def squad(lang: Language, contexts: range) -> dict:
+    def squad(lang: Language, contexts: range) -> dict[str, Any]:
         sents, questions = render(lang, meanings), render(lang, hyps)
         paras = []
         for c in contexts:
@@ -419,5 +428,5 @@ def _write_qa(root: Path, meanings: list[Meaning], en: Language, langs: list[Lan
 
     root.mkdir(parents=True, exist_ok=True)
     write_json(root / "train.en.json", squad(en, range(cut)))
-    for lang in [en] + langs:
+    for lang in [en, *langs]:
         write_json(root / f"test.{lang.code}.json", squad(lang, range(cut, n)))

@@ -13,15 +13,16 @@ as IWSLT'14's).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from common.io import read_lines
 
 MULTI30K_TESTS = ("test_2016_flickr", "test_2017_flickr", "test_2017_mscoco", "test_2018_flickr")
 
 
-def _both(pairs: dict, xx: str, entry: dict) -> None:
+def _both(pairs: dict[str, Any], xx: str, entry: dict[str, Any]) -> None:
     """Register ``entry`` (files as [xx, en]) as xx-en and its mirror as en-xx."""
-    def flip(files):
+    def flip(files: list[str] | None) -> list[str] | None:
         return None if files is None else [files[1], files[0]]
 
     pairs[f"{xx}-en"] = entry
@@ -30,10 +31,10 @@ def _both(pairs: dict, xx: str, entry: dict) -> None:
                          "tokenized_bleu": list(entry.get("tokenized_bleu", []))}
 
 
-def mini_translation(data_root: Path, spec: dict) -> dict:
+def mini_translation(data_root: Path, spec: dict[str, Any]) -> dict[str, Any]:
     root = Path(data_root)
     m30 = root / "multi30k" / "raw"
-    pairs: dict = {}
+    pairs: dict[str, Any] = {}
     for xx in spec.get("multi30k", []):
         tests = {f"multi30k_{t}": [str(m30 / f"{t}.{xx}.gz"), str(m30 / f"{t}.en.gz")] for t in MULTI30K_TESTS
                  if (m30 / f"{t}.{xx}.gz").exists()}
@@ -53,8 +54,8 @@ def mini_translation(data_root: Path, spec: dict) -> dict:
     return pairs
 
 
-def synthetic_translation(root: Path, languages: list[str]) -> dict:
-    pairs: dict = {}
+def synthetic_translation(root: Path, languages: list[str]) -> dict[str, Any]:
+    pairs: dict[str, Any] = {}
     for xx in languages:
         f = {split: [str(root / f"{xx}-en.{split}.{xx}"), str(root / f"{xx}-en.{split}.en")]
              for split in ("train", "valid", "test")}
@@ -65,7 +66,7 @@ def synthetic_translation(root: Path, languages: list[str]) -> dict:
     return pairs
 
 
-def test_sentences(translation: dict) -> list[str]:
+def test_sentences(translation: dict[str, Any]) -> list[str]:
     """Both sides of every test set of every pair (the evaluation sentences of the leakage rule)."""
     files = sorted({f for entry in translation.values() for pair in entry["tests"].values() for f in pair})
     return [line for f in files for line in read_lines(f)]

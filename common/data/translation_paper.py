@@ -49,7 +49,7 @@ import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from sacrebleu.dataset import DATASETS
 
@@ -143,7 +143,7 @@ def sacrebleu_test(name: str, direction: str) -> Bitext:
     ds = DATASETS[name]
     sides = []
     for member in ds.langpairs[direction][:2]:
-        i = 0
+        i: int | None = 0
         if len(ds.data) > 1:  # one archive per direction (IWSLT'17): the one named as the member's folder
             i = next((k for k, url in enumerate(ds.data) if url.rsplit("/", 1)[1] == member.split("/")[0] + ".tgz"),
                      None)
@@ -291,12 +291,12 @@ LANGUAGES: dict[str, Language] = _languages()
 
 # --------------------------------------------------------------------------- readers
 @contextlib.contextmanager
-def _open_bytes(path: Path, member: str | None) -> Iterator[IO[bytes]]:
+def _open_bytes(path: Path, member: str | None) -> Iterator[IO[bytes] | gzip.GzipFile]:
     """A member of a .zip / .tar(.gz) archive, or the file itself, as a stream of bytes (Giga-FrEn's sides are
     gigabytes). Iterating it splits at ``\\n`` only, as Moses and sacreBLEU read these files: ``str.splitlines``
     would also split at ``\\r``, ``\\x0c``, ``\\u2028`` ..., which occur inside crawled sentences."""
     with contextlib.ExitStack() as stack:
-        raw = None
+        raw: IO[bytes] | gzip.GzipFile | None = None
         if member is None:
             raw = stack.enter_context(open(path, "rb"))
         elif path.name.endswith(".zip"):
@@ -403,7 +403,11 @@ def _write_pairs(pairs: Iterator[tuple[str, str]], src_path: Path, tgt_path: Pat
     n = 0
     with contextlib.ExitStack() as stack:
         kept = [stack.enter_context(atomic_write(p)) for p in (src_path, tgt_path)]
-        held = [stack.enter_context(atomic_write(p)) for p in (held_src, held_tgt)] if every else kept
+        if every:
+            assert held_src is not None and held_tgt is not None, "every needs the held-out files"
+            held = [stack.enter_context(atomic_write(p)) for p in (held_src, held_tgt)]
+        else:
+            held = kept
         for n, (s, t) in enumerate(pairs, start=1):
             fs, ft = held if every and n % every == 0 else kept
             fs.write(s + "\n")
@@ -411,7 +415,7 @@ def _write_pairs(pairs: Iterator[tuple[str, str]], src_path: Path, tgt_path: Pat
     return n
 
 
-def _build_train(fetch: Fetch, ts: TrainSet, xx: str, folder: Path) -> dict:
+def _build_train(fetch: Fetch, ts: TrainSet, xx: str, folder: Path) -> dict[str, dict[str, list[str]]]:
     folder.mkdir(parents=True, exist_ok=True)
     f = {split: {lang: folder / f"{split}.{lang}" for lang in (xx, "en")} for split in ("train", "valid")}
     pairs = (p for b in ts.train for p in read_bitext(fetch, b))
@@ -424,7 +428,7 @@ def _build_train(fetch: Fetch, ts: TrainSet, xx: str, folder: Path) -> dict:
     return {"xx-en": xx_en, "en-xx": {split: files[::-1] for split, files in xx_en.items()}}
 
 
-def paper_translation(d: dl.Downloader, out: Path, spec: dict) -> dict:
+def paper_translation(d: dl.Downloader, out: Path, spec: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The ``translation`` manifest entry for ``spec = {"languages": [...], "alternatives": [...]}``: every
     direction ``xx-en`` / ``en-xx`` of the listed languages with its training data (when the language has any), its
     test sets, and under ``train_sets`` the named alternative training sets (e.g. ``wmt14``)."""
@@ -443,7 +447,7 @@ def paper_translation(d: dl.Downloader, out: Path, spec: dict) -> dict:
         return path
 
     fetch = functools.cache(fetch_one)  # a resource is verified once, not once per member read
-    pairs: dict[str, dict] = {}
+    pairs: dict[str, dict[str, Any]] = {}
     for xx in spec["languages"]:
         lang = LANGUAGES[xx]
         files = _build_train(fetch, lang.train, xx, root / f"{xx}-en") if lang.train else None
@@ -456,7 +460,7 @@ def paper_translation(d: dl.Downloader, out: Path, spec: dict) -> dict:
             tests = {}
             for name, b in lang.tests.get(direction, {}).items():
                 src, tgt = direction.split("-")
-                paths = [root / "tests" / direction / f"{name}.{src}", root / "tests" / direction / f"{name}.{tgt}"]
+                paths = (root / "tests" / direction / f"{name}.{src}", root / "tests" / direction / f"{name}.{tgt}")
                 n = _write_pairs(read_bitext(fetch, b, drop_empty=False), *paths)
                 log.info("%s %s: %d test pairs", direction, name, n)
                 tests[name] = [str(p) for p in paths]

@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from common.data.xquad_questions import LANGUAGES
 from common.io import atomic_write
 
 
-def _articles(root: Path, lang: str) -> list[dict]:
-    return json.loads((root / "xquad_r" / f"{lang}.json").read_text(encoding="utf-8"))["data"]
+def _articles(root: Path, lang: str) -> list[dict[str, Any]]:
+    d = json.loads((root / "xquad_r" / f"{lang}.json").read_text(encoding="utf-8"))
+    articles: list[dict[str, Any]] = d["data"]
+    return articles
 
 
-def _squad(articles: list[dict]) -> tuple[dict, int, int]:
+def _squad(articles: list[dict[str, Any]]) -> tuple[dict[str, Any], int, int]:
     """SQuAD-format data of ``articles`` keeping the questions whose first answer sits at its offset."""
     kept = dropped = 0
     out = []
@@ -40,7 +43,7 @@ def _squad(articles: list[dict]) -> tuple[dict, int, int]:
     return {"version": "xquad-r split", "data": out}, kept, dropped
 
 
-def build(out: Path, data_root: Path, train_articles: int) -> dict:
+def build(out: Path, data_root: Path, train_articles: int) -> dict[str, Any]:
     """Write ``train.en.json`` and ``test.{lang}.json`` under ``out``; return the manifest entry ``qa.xquad``."""
     root = Path(data_root)
     stats = {}

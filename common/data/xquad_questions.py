@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from common.io import write_lines
 
@@ -21,7 +22,7 @@ def _questions(root: Path, lang: str) -> dict[str, str]:
     return {q["id"]: " ".join(q["question"].split()) for a in d["data"] for p in a["paragraphs"] for q in p["qas"]}
 
 
-def build(out: Path, data_root: Path) -> dict:
+def build(out: Path, data_root: Path) -> dict[str, Any]:
     """Write the question files under ``out``; return the manifest entry ``question_retrieval``."""
     d = json.loads((Path(data_root) / "xquad_r" / "en.json").read_text(encoding="utf-8"))
     answers = {q["id"]: sorted({a["text"] for a in q["answers"]}) for a in d["data"] for p in a["paragraphs"]
@@ -43,7 +44,7 @@ def build(out: Path, data_root: Path) -> dict:
                            "its own English counterpart; answers compared in English"}
 
 
-def sentences(manifest_entry: dict) -> list[str]:
+def sentences(manifest_entry: dict[str, Any]) -> list[str]:
     """Every question of the stand-in (for the leakage rule)."""
     paths = [manifest_entry["bank"], *manifest_entry["nq"].values(), *manifest_entry["mkqa"].values()]
     return [json.loads(line)["question"] for p in paths for line in Path(p).read_text(encoding="utf-8").splitlines()]

@@ -14,6 +14,7 @@ import lzma
 import random
 import shutil
 from pathlib import Path
+from typing import Any
 
 from common.data.corpus_parts import reservoir_sample
 from common.data.download import Resource, extract
@@ -98,11 +99,11 @@ def sample_cc100(path: Path, n: int, rng: random.Random) -> list[str]:
         return reservoir_sample((s for s in (line.strip() for line in fh) if s), n, rng)
 
 
-def pawsx_layout(archive: Path, out: Path, langs: list[str]) -> dict:
+def pawsx_layout(archive: Path, out: Path, langs: list[str]) -> dict[str, Any]:
     """x-final/{lang}/test_2k.tsv, x-final/en/train.tsv, x-final/{lang}/translated_train.tsv -> the manifest entry
     ``pair_classification.pawsx``."""
     root = extract(archive, out / "tmp_pawsx") / "x-final"
-    entry: dict = {"train": str(out / "pawsx" / "train.en.tsv"), "test": {}, "translate_train": {}}
+    entry: dict[str, Any] = {"train": str(out / "pawsx" / "train.en.tsv"), "test": {}, "translate_train": {}}
     (out / "pawsx").mkdir(parents=True, exist_ok=True)
     shutil.copyfile(root / "en" / "train.tsv", entry["train"])
     for lang in langs:
@@ -118,7 +119,8 @@ def pawsx_layout(archive: Path, out: Path, langs: list[str]) -> dict:
 def conllu_to_conll(paths: list[Path], out: Path) -> int:
     """UD CoNLL-U files -> ``word<TAB>UPOS`` lines, a blank line between sentences (multi-word token ranges and
     empty nodes skipped, as XTREME's preprocessing). Returns the sentence count."""
-    sentences, words = [], []
+    sentences: list[list[str]] = []
+    words: list[str] = []
     for path in paths:
         for lineno, line in enumerate(read_lines(path), start=1):
             if not line.strip():
@@ -142,7 +144,7 @@ def conllu_to_conll(paths: list[Path], out: Path) -> int:
     return len(sentences)
 
 
-def udpos_layout(archive: Path, out: Path, langs: list[str]) -> dict:
+def udpos_layout(archive: Path, out: Path, langs: list[str]) -> dict[str, Any]:
     """Every treebank's ``<code>_<name>-ud-{train,test}.conllu``: English train files -> the training set, each
     language's test files -> its test set (XTREME pools a language's treebanks)."""
     root = extract(archive, out / "tmp_udpos")
@@ -151,7 +153,7 @@ def udpos_layout(archive: Path, out: Path, langs: list[str]) -> dict:
     def of(lang: str, split: str) -> list[Path]:
         return [f for f in files if f.name.split("_")[0] == lang and f.name.endswith(f"-ud-{split}.conllu")]
 
-    entry: dict = {"train": str(out / "udpos" / "train.en.conll"), "test": {}}
+    entry: dict[str, Any] = {"train": str(out / "udpos" / "train.en.conll"), "test": {}}
     conllu_to_conll(of("en", "train"), Path(entry["train"]))
     for lang in langs:
         tests = of(lang, "test")
@@ -163,10 +165,10 @@ def udpos_layout(archive: Path, out: Path, langs: list[str]) -> dict:
     return entry
 
 
-def panx_layout(manual: Path, out: Path, langs: list[str]) -> dict:
+def panx_layout(manual: Path, out: Path, langs: list[str]) -> dict[str, Any]:
     """XTREME's PAN-X files (``panx_dataset/<lang>.tar.gz`` holding ``train``, ``dev``, ``test`` with
     ``<lang>:word<TAB>tag`` lines), placed by hand under ``manual`` -> CoNLL ``word<TAB>tag`` files."""
-    entry: dict = {"train": str(out / "panx" / "train.en.conll"), "test": {}}
+    entry: dict[str, Any] = {"train": str(out / "panx" / "train.en.conll"), "test": {}}
     for lang in langs:
         archive = manual / "panx_dataset" / f"{lang}.tar.gz"
         if not archive.exists():
@@ -186,7 +188,7 @@ def panx_layout(manual: Path, out: Path, langs: list[str]) -> dict:
     return entry
 
 
-def mlqa_layout(archive: Path, out: Path, langs: list[str]) -> dict:
+def mlqa_layout(archive: Path, out: Path, langs: list[str]) -> dict[str, str]:
     """MLQA_V1/test/test-context-{l}-question-{l}.json (XTREME: context and question in the same language)."""
     root = extract(archive, out / "tmp_mlqa")
     test = {}
@@ -203,7 +205,7 @@ def tydiqa_by_language(dev_json: Path, out: Path) -> dict[str, str]:
     """TyDiQA-GoldP dev (all languages in one SQuAD-format file; a question id starts with the language's name)
     -> one SQuAD-format file per language."""
     data = json.loads(dev_json.read_text(encoding="utf-8"))["data"]
-    by_lang: dict[str, list] = {}
+    by_lang: dict[str, list[dict[str, Any]]] = {}
     for article in data:
         for para in article["paragraphs"]:
             for qa in para["qas"]:

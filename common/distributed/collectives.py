@@ -19,7 +19,7 @@ import torch.distributed as dist
 
 
 def is_distributed() -> bool:
-    return dist.is_available() and dist.is_initialized()
+    return bool(dist.is_available() and dist.is_initialized())
 
 
 def rank() -> int:
@@ -41,14 +41,14 @@ class _GatherWithGrad(torch.autograd.Function):
     """
 
     @staticmethod
-    def forward(ctx, x: torch.Tensor) -> torch.Tensor:  # (B, ...) -> (W*B, ...)
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:  # (B, ...) -> (W*B, ...)
         x = x.contiguous()
         out = x.new_empty((world_size() * x.shape[0], *x.shape[1:]))
         dist.all_gather_single(out, x)
         return out
 
     @staticmethod
-    def backward(ctx, grad: torch.Tensor) -> torch.Tensor:  # (W*B, ...) -> (B, ...)
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:  # (W*B, ...) -> (B, ...)
         grad = grad.contiguous()
         mine = grad.new_empty((grad.shape[0] // world_size(), *grad.shape[1:]))
         dist.reduce_scatter_single(mine, grad, op=dist.ReduceOp.SUM)

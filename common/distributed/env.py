@@ -15,7 +15,7 @@ from common.distributed.collectives import barrier, is_distributed
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
 def first_slurm_host(nodelist: str) -> str:

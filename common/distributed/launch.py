@@ -26,6 +26,11 @@ import signal
 import subprocess
 import sys
 import time
+from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from torch.distributed import TCPStore
 
 log = logging.getLogger("common.distributed.launch")
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1)
@@ -37,7 +42,7 @@ def child_env(env: dict[str, str], rank: int, nproc: int, port: int) -> dict[str
             "TORCHELASTIC_USE_AGENT_STORE": "True", "XLING_LAUNCHER": "launch"}
 
 
-def rendezvous_store():
+def rendezvous_store() -> TCPStore:
     """The job's rendezvous store, hosted by the launcher on a port the OS assigns as it binds (no race)."""
     from torch.distributed import TCPStore
 
@@ -51,7 +56,7 @@ def run(nproc: int, command: list[str], grace: float = 30.0, env: dict[str, str]
     log.info("%d ranks, master 127.0.0.1:%d", nproc, port)
     children = [subprocess.Popen([sys.executable, *command], env=child_env(env, i, nproc, port)) for i in range(nproc)]
 
-    def forward(signum, _frame):
+    def forward(signum: int, _frame: FrameType | None) -> None:
         for c in children:
             if c.poll() is None:
                 c.send_signal(signum)
@@ -75,7 +80,7 @@ def run(nproc: int, command: list[str], grace: float = 30.0, env: dict[str, str]
             signal.signal(s, h)
 
 
-def stop(children: list[subprocess.Popen], grace: float) -> None:
+def stop(children: list[subprocess.Popen[bytes]], grace: float) -> None:
     for c in children:
         if c.poll() is None:
             c.terminate()

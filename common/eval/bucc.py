@@ -29,12 +29,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
 from common.data.loaders import BuccSplit
 from common.eval.knn_index import knn_backend
-from common.eval.similarity import knn, normalize
+from common.eval.similarity import Embed, knn, normalize
 
 SCORINGS = ("cosine", "ratio", "distance")
 RETRIEVALS = ("max", "forward")
@@ -100,8 +101,9 @@ def dedup(sentences: dict[str, str]) -> tuple[list[str], dict[str, list[str]]]:
     return list(ids), ids
 
 
-def candidates_for_split(split: BuccSplit, embed, k: int = 4, scoring: str = "ratio", embed_trg=None,
-                         retrieval: str = "max", knn_search: str = "exact") -> list[Candidate]:
+def candidates_for_split(split: BuccSplit, embed: Embed, k: int = 4, scoring: str = "ratio",
+                         embed_trg: Embed | None = None, retrieval: str = "max",
+                         knn_search: str = "exact") -> list[Candidate]:
     """Mine ``split`` with ``embed(list[str]) -> (N, D)`` (``embed_trg`` for the target side when
     the languages have separate encoders, as in MoCo-BERT); returns ID-level candidates, best first."""
     src_texts, src_ids = dedup(split.src)
@@ -123,7 +125,7 @@ def prf(n_correct: int, n_predicted: int, n_gold: int) -> tuple[float, float, fl
     return 100 * p, 100 * r, 100 * f
 
 
-def optimize_threshold(cands: list[Candidate], gold: set[tuple[str, str]]) -> dict:
+def optimize_threshold(cands: list[Candidate], gold: set[tuple[str, str]]) -> dict[str, float]:
     """Threshold maximising F1 on ``gold``: midpoint between the best prefix's last score and the next."""
     cands = sorted(cands, key=lambda c: -c.score)
     best = {"f1": 0.0, "precision": 0.0, "recall": 0.0,
@@ -138,14 +140,15 @@ def optimize_threshold(cands: list[Candidate], gold: set[tuple[str, str]]) -> di
     return best
 
 
-def apply_threshold(cands: list[Candidate], gold: set[tuple[str, str]], threshold: float) -> dict:
+def apply_threshold(cands: list[Candidate], gold: set[tuple[str, str]], threshold: float) -> dict[str, float]:
     predicted = [(c.src, c.trg) for c in cands if c.score >= threshold]
     correct = sum(p in gold for p in predicted)
     p, r, f = prf(correct, len(predicted), len(gold))
     return {"precision": p, "recall": r, "f1": f, "threshold": threshold, "n_predicted": len(predicted)}
 
 
-def source_outcomes(src_ids: list[str], cands: list[Candidate], gold: set[tuple[str, str]], threshold: float) -> dict:
+def source_outcomes(src_ids: list[str], cands: list[Candidate], gold: set[tuple[str, str]],
+                    threshold: float) -> dict[str, str]:
     """Per source sentence (in ``src_ids`` order): '1' where it has a gold pair, where its accepted candidate is
     right (true positive) and where it is wrong (false positive). Precision, recall and F1 follow from the
     sums over any resample of the sentences (the item bootstrap of :mod:`common.report.claims`)."""
@@ -156,8 +159,8 @@ def source_outcomes(src_ids: list[str], cands: list[Candidate], gold: set[tuple[
             "fp": "".join("1" if s in predicted and (s, predicted[s]) not in gold else "0" for s in src_ids)}
 
 
-def evaluate_pair(tune: BuccSplit, test: BuccSplit, embed, k: int = 4, scoring: str = "ratio", embed_trg=None,
-                  retrieval: str = "max", knn_search: str = "exact") -> dict:
+def evaluate_pair(tune: BuccSplit, test: BuccSplit, embed: Embed, k: int = 4, scoring: str = "ratio",
+                  embed_trg: Embed | None = None, retrieval: str = "max", knn_search: str = "exact") -> dict[str, Any]:
     """Pick the threshold on ``tune`` (its optimal F1 is reported too), apply it to ``test``. ``tune`` may be
     ``test`` itself (the optimal-threshold protocol of VMSST section 6.2): its candidates are mined once."""
     tune_c = candidates_for_split(tune, embed, k, scoring, embed_trg, retrieval, knn_search)

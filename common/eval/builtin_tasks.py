@@ -8,7 +8,10 @@ protocols themselves live in :mod:`common.eval.tatoeba`, :mod:`~common.eval.bucc
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from common.data import loaders
 from common.data.sts_benchmark import english_sts
@@ -21,7 +24,9 @@ from common.languages import LATIN_SCRIPT
 @register_task_type("tatoeba")
 def run_tatoeba(task: Task, ctx: EvalContext) -> TaskResult:
     m = ctx.manifest
-    per, items, files = {}, {}, []
+    per: dict[str, dict[str, float]] = {}
+    items: dict[str, dict[str, str]] = {}
+    files: list[Path] = []
     for lang in m["tatoeba_languages"]:
         xx, en = loaders.read_tatoeba(m["tatoeba_dir"], lang)
         items[lang] = {}
@@ -35,7 +40,7 @@ def run_tatoeba(task: Task, ctx: EvalContext) -> TaskResult:
     return TaskResult(scores, list(per), files)
 
 
-def bucc_splits(manifest: dict) -> tuple[str, str]:
+def bucc_splits(manifest: Mapping[str, Any]) -> tuple[str, str]:
     """(tuning split, reported split) of the manifest's BUCC data (default: training, test)."""
     s = manifest.get("bucc_splits", {"tune": "training", "test": "test"})
     return s["tune"], s["test"]
@@ -62,7 +67,7 @@ def run_bucc(task: Task, ctx: EvalContext) -> TaskResult:
         xx = pair.split("-")[0]
         test = read_bucc_with_gold(m["bucc_dir"], pair, test_split)
         tune = test if tune_split == test_split else read_bucc_with_gold(m["bucc_dir"], pair, tune_split)
-        per[pair] = bucc.evaluate_pair(tune, test, lambda s, lang=xx: ctx.encode(s, lang), k=p["k"],
+        per[pair] = bucc.evaluate_pair(tune, test, partial(ctx.encode, lang=xx), k=p["k"],
                                        scoring=p["scoring"], embed_trg=lambda s: ctx.encode(s, "en"),
                                        retrieval=p.get("retrieval", "max"), knn_search=p.get("knn_search", "exact"))
         for split in dict.fromkeys((tune_split, test_split)):

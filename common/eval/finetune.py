@@ -9,14 +9,17 @@ and drops the last incomplete batch. Evaluation code then runs the fine-tuned mo
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
 from torch import nn
 
 from common.models.encoder import autocast
+
+Batch = TypeVar("Batch")  # whatever a task's batches yield and its loss function takes
 
 
 @dataclass
@@ -31,9 +34,9 @@ class FinetuneArguments:
     eval_batch_size: int = 256
 
 
-def train(model: nn.Module, n_train: int, batches: Callable[[list[int]], Iterator[dict]],
-          loss_fn: Callable[[nn.Module, dict], torch.Tensor], args: FinetuneArguments, device: str = "cpu",
-          precision: str = "fp32") -> dict:
+def train(model: nn.Module, n_train: int, batches: Callable[[list[int]], Iterable[Batch]],
+          loss_fn: Callable[[nn.Module, Batch], torch.Tensor], args: FinetuneArguments, device: str = "cpu",
+          precision: str = "fp32") -> dict[str, Any]:
     """Fine-tune ``model`` in place. ``batches(order)`` yields the training batches of the item indices ``order``
     (already moved to ``device``); ``loss_fn(model, batch)`` returns the batch loss. Returns the step count and
     the mean loss of the last 10 steps. The caller seeds torch (``torch.manual_seed(args.seed)``) before it builds
@@ -72,7 +75,7 @@ def check_length(model: nn.Module, max_length: int, model_path: str) -> None:
                          "lower the task's max_length for this scale")
 
 
-def arguments(params: dict, seed: int) -> FinetuneArguments:
+def arguments(params: Mapping[str, Any], seed: int) -> FinetuneArguments:
     """A fine-tuning task's parameters (its ``params_for(scale)``) as arguments, seeded with the run's seed."""
     return FinetuneArguments(batch_size=params["batch_size"], learning_rate=params["learning_rate"],
                              epochs=params["epochs"], max_length=params["max_length"],
@@ -83,16 +86,16 @@ def device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def dataset(manifest: dict, key: str, name: str) -> dict:
+def dataset(manifest: Mapping[str, Any], key: str, name: str) -> dict[str, Any]:
     """The manifest's ``key.name`` entry (``{"train": path, "test": {lang: path}}``), or a clear error at a scale
     without that data."""
-    entry = manifest.get(key, {}).get(name)
+    entry: dict[str, Any] | None = manifest.get(key, {}).get(name)
     if entry is None:
         raise KeyError(f"the corpus has no '{name}' data (manifest key {key}.{name})")
     return entry
 
 
-def training_files(entry: dict, params: dict) -> list[str]:
+def training_files(entry: Mapping[str, Any], params: Mapping[str, Any]) -> list[str]:
     """The English training file, plus every machine-translated one for translate-train-all (``translate_train``
     task parameter)."""
     if not params.get("translate_train"):

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 import torch
@@ -28,19 +30,20 @@ from common.eval.similarity import knn_both
 KnnBoth = Callable[..., tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]]
 
 
-def _faiss():
+def _faiss() -> ModuleType:
     import faiss
 
     faiss.omp_set_num_threads(torch.get_num_threads())
     return faiss
 
 
-def _search(index, queries: np.ndarray, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+def _search(index: Any, queries: np.ndarray, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     scores, idx = index.search(queries, k)  # (Q, k) float32, (Q, k) int64
     return torch.from_numpy(scores), torch.from_numpy(idx)
 
 
-def _both(build: Callable[[np.ndarray], object], x: torch.Tensor, y: torch.Tensor, k: int):
+def _both(build: Callable[[np.ndarray], Any], x: torch.Tensor, y: torch.Tensor,
+          k: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     xs = np.ascontiguousarray(x.float().numpy())
     ys = np.ascontiguousarray(y.float().numpy())
     fwd_s, fwd_i = _search(build(ys), xs, min(k, len(ys)))
@@ -51,7 +54,7 @@ def _both(build: Callable[[np.ndarray], object], x: torch.Tensor, y: torch.Tenso
 def faiss_flat(x: torch.Tensor, y: torch.Tensor, k: int) -> tuple[torch.Tensor, ...]:
     faiss = _faiss()
 
-    def build(base: np.ndarray):
+    def build(base: np.ndarray) -> Any:
         index = faiss.IndexFlatIP(base.shape[1])
         index.add(base)
         return index
@@ -64,7 +67,7 @@ def faiss_hnsw(x: torch.Tensor, y: torch.Tensor, k: int, m: int = 32, ef_constru
     """HNSW graph with ``m`` links per node; ``ef_search`` candidates kept per query (recall vs time)."""
     faiss = _faiss()
 
-    def build(base: np.ndarray):
+    def build(base: np.ndarray) -> Any:
         index = faiss.IndexHNSWFlat(base.shape[1], m, faiss.METRIC_INNER_PRODUCT)
         index.hnsw.efConstruction = ef_construction
         index.add(base)
@@ -79,7 +82,7 @@ def faiss_ivf(x: torch.Tensor, y: torch.Tensor, k: int, nlist: int | None = None
     """Inverted file over ``nlist`` k-means cells (trained on the indexed side), ``nprobe`` searched."""
     faiss = _faiss()
 
-    def build(base: np.ndarray):
+    def build(base: np.ndarray) -> Any:
         cells = nlist or max(1, min(len(base) // 39, int(4 * math.sqrt(len(base)))))  # faiss wants >= 39 per cell
         quantizer = faiss.IndexFlatIP(base.shape[1])
         index = faiss.IndexIVFFlat(quantizer, base.shape[1], cells, faiss.METRIC_INNER_PRODUCT)

@@ -17,12 +17,15 @@ from XQuAD-R (:mod:`common.data.xquad_qa`); at smoke scale the synthetic generat
 from __future__ import annotations
 
 import collections
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
+from torch import nn
 from torch.nn import functional as F
-from transformers import AutoModelForQuestionAnswering
+from transformers import AutoModelForQuestionAnswering, PreTrainedTokenizerBase
 
 from common.data.squad import QAExample, read_squad
 from common.eval import finetune
@@ -30,6 +33,8 @@ from common.eval.answers import normalize_answer
 from common.eval.finetune import FinetuneArguments, check_length
 from common.eval.tasks import EvalContext, Task, TaskResult, register_task, register_task_type
 from common.models.tokenizer import load_tokenizer
+
+QABatch = tuple[dict[str, torch.Tensor], torch.Tensor, torch.Tensor]  # model inputs, start and end positions
 
 
 def f1_score(prediction: str, truth: str) -> float:
@@ -46,7 +51,7 @@ def exact_match(prediction: str, truth: str) -> float:
     return float(normalize_answer(prediction) == normalize_answer(truth))
 
 
-def score(predictions: dict[str, str], examples: list[QAExample]) -> dict:
+def score(predictions: dict[str, str], examples: list[QAExample]) -> dict[str, Any]:
     """F1 and EM x 100 (max over each question's gold answers), averaged over the questions."""
     f1 = [max(f1_score(predictions.get(e.id, ""), a) for a in e.answers) for e in examples]
     em = [max(exact_match(predictions.get(e.id, ""), a) for a in e.answers) for e in examples]
@@ -54,31 +59,35 @@ def score(predictions: dict[str, str], examples: list[QAExample]) -> dict:
             "items_f1": f1}
 
 
-def features(tokenizer, examples: list[QAExample], max_length: int, doc_stride: int, training: bool) -> dict:
+def features(tokenizer: PreTrainedTokenizerBase, examples: list[QAExample], max_length: int, doc_stride: int,
+             training: bool) -> dict[str, Any]:
     """Tokenized windows: input tensors, the example of each window, token offsets (None outside the context)
     and, for training, start / end token positions."""
     enc = tokenizer([e.question for e in examples], [e.context for e in examples], truncation="only_second",
                     max_length=max_length, stride=doc_stride, return_overflowing_tokens=True,
                     return_offsets_mapping=True, padding="max_length")
     owner = enc["overflow_to_sample_mapping"]
-    offsets, starts, ends = [], [], []
+    offsets: list[list[tuple[int, int] | None]] = []
+    starts: list[int] = []
+    ends: list[int] = []
     for w in range(len(enc["input_ids"])):
         seq = enc.sequence_ids(w)
-        offsets.append([o if s == 1 else None for o, s in zip(enc["offset_mapping"][w], seq)])
+        window = enc["offset_mapping"][w]  # every token's (start, end) characters
+        offsets.append([o if s == 1 else None for o, s in zip(window, seq)])
         if training:
             e = examples[owner[w]]
             a0, a1 = e.answer_start, e.answer_start + len(e.answers[0])
             ctx = [i for i, s in enumerate(seq) if s == 1]
             first, last = ctx[0], ctx[-1]
-            if not (offsets[w][first][0] <= a0 and offsets[w][last][1] >= a1):
+            if not (window[first][0] <= a0 and window[last][1] >= a1):
                 starts.append(0)
                 ends.append(0)
                 continue
             st = first
-            while st <= last and offsets[w][st][1] <= a0:
+            while st <= last and window[st][1] <= a0:
                 st += 1
             en = last
-            while en >= first and offsets[w][en][0] >= a1:
+            while en >= first and window[en][0] >= a1:
                 en -= 1
             starts.append(st)
             ends.append(en)
@@ -89,8 +98,8 @@ def features(tokenizer, examples: list[QAExample], max_length: int, doc_stride: 
     return out
 
 
-def predict(model, tokenizer, examples: list[QAExample], args: FinetuneArguments, doc_stride: int,
-            max_answer_length: int, device: str, n_best: int = 20) -> dict[str, str]:
+def predict(model: nn.Module, tokenizer: PreTrainedTokenizerBase, examples: list[QAExample], args: FinetuneArguments,
+            doc_stride: int, max_answer_length: int, device: str, n_best: int = 20) -> dict[str, str]:
     feats = features(tokenizer, examples, args.max_length, doc_stride, training=False)
     best: dict[int, tuple[float, str]] = {}
     with torch.no_grad():
@@ -112,21 +121,21 @@ def predict(model, tokenizer, examples: list[QAExample], args: FinetuneArguments
     return {e.id: best.get(i, (0.0, ""))[1] for i, e in enumerate(examples)}
 
 
-def finetune_and_evaluate(model_path: str, tokenizer, train: list[QAExample], tests: dict[str, list[QAExample]],
-                          args: FinetuneArguments, doc_stride: int = 128, max_answer_length: int = 30,
-                          device: str = "cpu", precision: str = "fp32") -> dict:
+def finetune_and_evaluate(model_path: str, tokenizer: PreTrainedTokenizerBase, train: list[QAExample],
+                          tests: dict[str, list[QAExample]], args: FinetuneArguments, doc_stride: int = 128,
+                          max_answer_length: int = 30, device: str = "cpu", precision: str = "fp32") -> dict[str, Any]:
     torch.manual_seed(args.seed)
     model = AutoModelForQuestionAnswering.from_pretrained(model_path).to(device)
     check_length(model, args.max_length, model_path)
     feats = features(tokenizer, train, args.max_length, doc_stride, training=True)
 
-    def batches(order):
+    def batches(order: list[int]) -> Iterator[QABatch]:
         for s in range(0, len(order), args.batch_size):
             idx = torch.tensor(order[s:s + args.batch_size])
             yield ({k: v[idx].to(device) for k, v in feats["inputs"].items()},
                    feats["start"][idx].to(device), feats["end"][idx].to(device))
 
-    def loss_fn(m, batch):
+    def loss_fn(m: nn.Module, batch: QABatch) -> torch.Tensor:
         inputs, start, end = batch
         out = m(**inputs)
         return (F.cross_entropy(out.start_logits.float(), start) + F.cross_entropy(out.end_logits.float(), end)) / 2

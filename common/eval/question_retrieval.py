@@ -16,8 +16,9 @@ optional ``"exclude"`` names the bank id it must not retrieve.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -29,8 +30,8 @@ from common.eval.tasks import EvalContext, Task, TaskResult, register_task, regi
 BANK_SHARD = 500_000  # bank questions encoded and searched at a time: 2 GB of fp32 embeddings at width 1024
 
 
-def sharded_recall_at_1(queries: dict[str, tuple[torch.Tensor, list[dict]]],
-                        bank_shards: Iterable[tuple[torch.Tensor, list[dict]]],
+def sharded_recall_at_1(queries: dict[str, tuple[torch.Tensor, list[dict[str, Any]]]],
+                        bank_shards: Iterable[tuple[torch.Tensor, list[dict[str, Any]]]],
                         block: int = 1024) -> dict[str, list[bool]]:
     """Per language and query: does its nearest bank question (its excluded one masked out) share an answer with it?
 
@@ -59,8 +60,8 @@ def sharded_recall_at_1(queries: dict[str, tuple[torch.Tensor, list[dict]]],
                    for rec, found in zip(recs, answers[lang])] for lang, (_, recs) in queries.items()}
 
 
-def recall_at_1(query_emb: torch.Tensor, bank_emb: torch.Tensor, queries: list[dict], bank: list[dict],
-                block: int = 1024) -> list[bool]:
+def recall_at_1(query_emb: torch.Tensor, bank_emb: torch.Tensor, queries: list[dict[str, Any]],
+                bank: list[dict[str, Any]], block: int = 1024) -> list[bool]:
     """:func:`sharded_recall_at_1` of one language against a bank held whole (one shard)."""
     return sharded_recall_at_1({"q": (query_emb, queries)}, [(bank_emb, bank)], block)["q"]
 
@@ -78,7 +79,7 @@ def run_question_retrieval(task: Task, ctx: EvalContext) -> TaskResult:
         files.append(Path(path))
     bank_size = 0
 
-    def bank_shards():
+    def bank_shards() -> Iterator[tuple[torch.Tensor, list[dict[str, Any]]]]:
         nonlocal bank_size
         for shard in shards(iter_questions(qr["bank"]), size):
             bank_size += len(shard)

@@ -9,6 +9,7 @@ import importlib.metadata
 import json
 import platform
 import subprocess
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from common.records import read_record, write_schema
 PACKAGES = ("torch", "transformers", "tokenizers", "deepspeed", "numpy", "scipy")
 
 
-def config_hash(config: dict) -> str:
+def config_hash(config: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -59,8 +60,9 @@ class ResultRecord:
     evaluation_time: float  # seconds
 
 
-def write_result(path: str | Path, *, task: str, split: str, languages: list[str], scores: dict, model: dict,
-                 scale: str, seed: int, config: dict, data_files: list[str | Path], evaluation_time: float) -> dict:
+def write_result(path: str | Path, *, task: str, split: str, languages: list[str], scores: dict[str, Any],
+                 model: dict[str, Any], scale: str, seed: int, config: dict[str, Any], data_files: Sequence[str | Path],
+                 evaluation_time: float) -> dict[str, Any]:
     if "main_score" not in scores:
         raise ValueError(f"{task}: scores must contain main_score")
     record = ResultRecord(task, split, languages, scores, model, scale, seed, config_hash(config), git_commit(),

@@ -6,8 +6,12 @@ matrix. Exactness keeps evaluation deterministic, unlike approximate indexes.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 import torch.nn.functional as F
+
+Embed = Callable[[list[str]], torch.Tensor]  # sentences -> (N, D) embeddings
 
 
 def normalize(x: torch.Tensor) -> torch.Tensor:
@@ -27,7 +31,8 @@ def knn(queries: torch.Tensor, keys: torch.Tensor, k: int, block: int = 1024) ->
 
 
 @torch.no_grad()
-def knn_both(x: torch.Tensor, y: torch.Tensor, k: int, block: int = 1024):
+def knn_both(x: torch.Tensor, y: torch.Tensor, k: int,
+             block: int = 1024) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """Top-k of x rows among y rows *and* of y rows among x rows from one pass over x @ y.T.
 
     Each block of scores (block, Ny) gives the forward top-k of its rows and a column-wise

@@ -10,11 +10,15 @@ Correlations are reported x100 (Spearman and Pearson); ``main_score`` is Spearma
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
 from scipy.stats import pearsonr, spearmanr
 
 from common.data.loaders import StsPairs
-from common.eval.similarity import normalize
+from common.eval.similarity import Embed, normalize
 
 AGGREGATIONS = ("all", "mean", "wmean")
 
@@ -30,24 +34,25 @@ def stored(pred: np.ndarray) -> list[float]:
     return [float(f"{x:.9g}") for x in np.asarray(pred).tolist()]
 
 
-def cosine_scores(subset: StsPairs, embed) -> np.ndarray:
+def cosine_scores(subset: StsPairs, embed: Embed) -> NDArray[np.float32]:
     a, b = normalize(embed(subset.sent1)), normalize(embed(subset.sent2))
-    return (a * b).sum(-1).numpy()
+    scores: NDArray[np.float32] = (a * b).sum(-1).numpy()
+    return scores
 
 
-def aggregate(preds: dict[str, np.ndarray], golds: dict[str, np.ndarray]) -> dict:
+def aggregate(preds: Mapping[str, NDArray[Any]], golds: Mapping[str, NDArray[Any]]) -> dict[str, Any]:
     """Per-subset correlations and the three aggregations over them."""
     per = {name: correlations(preds[name], golds[name]) for name in preds}
     sizes = {name: len(golds[name]) for name in preds}
     total = sum(sizes.values())
-    out: dict = {"subsets": {n: {**c, "n": sizes[n]} for n, c in per.items()}}
+    out: dict[str, Any] = {"subsets": {n: {**c, "n": sizes[n]} for n, c in per.items()}}
     out["all"] = correlations(np.concatenate(list(preds.values())), np.concatenate([golds[n] for n in preds]))
     out["mean"] = {m: float(np.mean([per[n][m] for n in per])) for m in ("spearman", "pearson")}
     out["wmean"] = {m: sum(per[n][m] * sizes[n] for n in per) / total for m in ("spearman", "pearson")}
     return out
 
 
-def evaluate(subsets: list[StsPairs], embed, main: str = "wmean") -> dict:
+def evaluate(subsets: list[StsPairs], embed: Embed, main: str = "wmean") -> dict[str, Any]:
     preds = {s.name: cosine_scores(s, embed) for s in subsets}
     golds = {s.name: np.asarray(s.scores, dtype=float) for s in subsets}
     out = aggregate(preds, golds)

@@ -17,6 +17,7 @@ Scores are cosine similarities of the embeddings, as for every STS task here.
 from __future__ import annotations
 
 import statistics
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from common.eval.tasks import EvalContext, Task, TaskResult, register_task, regi
 YEARS = ("STS12", "STS13", "STS14", "STS15", "STS16")
 
 
-def years_of(datasets: dict) -> dict:
+def years_of(datasets: dict[str, list[loaders.StsPairs]]) -> dict[str, list[loaders.StsPairs]]:
     """The STS12-16 datasets of an English STS benchmark (the smoke scale's single synthetic set stands in)."""
     years = {name: subsets for name, subsets in datasets.items() if name in YEARS}
     return years or datasets
@@ -38,7 +39,8 @@ def years_of(datasets: dict) -> dict:
 @register_task_type("sts-en-years")
 def run_sts_years(task: Task, ctx: EvalContext) -> TaskResult:
     datasets, files = english_sts(ctx.manifest)
-    per_year, items = {}, {}
+    per_year: dict[str, dict[str, Any]] = {}
+    items: dict[str, dict[str, dict[str, list[float]]]] = {}
     for year, subsets in years_of(datasets).items():
         preds = {s.name: sts.cosine_scores(s, lambda x: ctx.encode(x, "en")) for s in subsets}
         golds = {s.name: np.asarray(s.scores, dtype=float) for s in subsets}
@@ -49,8 +51,7 @@ def run_sts_years(task: Task, ctx: EvalContext) -> TaskResult:
         items[year] = {n: {"pred": sts.stored(preds[n]), "gold": golds[n].tolist()} for n in preds}
     key = {"pearson": "mean_pearson", "concat-spearman": "concat_spearman"}[task.params["protocol"]]
     average = {k: statistics.fmean(y[k] for y in per_year.values()) for k in ("mean_pearson", "concat_spearman")}
-    scores = {"years": per_year, "items": items, "average": average}
-    scores["main_score"] = scores["average"][key]
+    scores: dict[str, Any] = {"years": per_year, "items": items, "average": average, "main_score": average[key]}
     return TaskResult(scores, ["en"], files)
 
 

@@ -81,14 +81,14 @@ class EvalContext:
     so several tasks of one job that embed the same sentences (BUCC with two scorings) embed them once."""
 
     model_dir: Path
-    manifest: dict
+    manifest: dict[str, Any]
     scale: str
     seed: int
     batch_size: int = 128
     precision: str = "fp32"  # encoder autocast during evaluation (recorded in every results JSON)
     cache: bool = False
     _embedder: Embedder | None = None
-    _cache: dict = field(default_factory=dict)
+    _cache: dict[tuple[str, str, int], torch.Tensor] = field(default_factory=dict)
 
     @property
     def embedder(self) -> Embedder:

@@ -10,6 +10,8 @@ with 1000 test pairs), and over every language present.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
 from common.eval.similarity import normalize
@@ -34,7 +36,7 @@ def correct(queries: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
 
 def retrieval_accuracy(queries: torch.Tensor, keys: torch.Tensor) -> float:
     """% of rows i whose nearest key (cosine) is key i."""
-    return 100.0 * correct(queries, keys).float().mean().item()
+    return 100.0 * float(correct(queries, keys).float().mean().item())
 
 
 def bits(flags: torch.Tensor) -> str:
@@ -42,7 +44,8 @@ def bits(flags: torch.Tensor) -> str:
     return "".join("1" if f else "0" for f in flags.tolist())
 
 
-def evaluate_language(xx_emb: torch.Tensor, en_emb: torch.Tensor, items: dict | None = None) -> dict[str, float]:
+def evaluate_language(xx_emb: torch.Tensor, en_emb: torch.Tensor,
+                      items: dict[str, str] | None = None) -> dict[str, float]:
     """Accuracy (%) both ways; ``items``, when given, receives each direction's per-sentence outcomes."""
     out = {}
     for d, q, k in (("xx2en", xx_emb, en_emb), ("en2xx", en_emb, xx_emb)):
@@ -53,7 +56,8 @@ def evaluate_language(xx_emb: torch.Tensor, en_emb: torch.Tensor, items: dict | 
     return out
 
 
-def group_averages(per_language: dict[str, dict[str, float]], groups: dict[str, list[str]] | None = None) -> dict:
+def group_averages(per_language: dict[str, dict[str, float]],
+                   groups: dict[str, list[str]] | None = None) -> dict[str, dict[str, Any]]:
     """Average accuracy per group and direction; a group with a missing language reports
     ``None`` with the languages it lacks (no average over a partial group is passed off
     as the paper's)."""
@@ -62,7 +66,7 @@ def group_averages(per_language: dict[str, dict[str, float]], groups: dict[str, 
     out = {}
     for name, langs in groups.items():
         missing = [l for l in langs if l not in per_language]
-        entry: dict = {"n_languages": len(langs), "missing": missing}
+        entry: dict[str, Any] = {"n_languages": len(langs), "missing": missing}
         for d in ("xx2en", "en2xx"):
             entry[d] = None if missing or not langs else sum(per_language[l][d] for l in langs) / len(langs)
         entry["both"] = None if entry["xx2en"] is None else (entry["xx2en"] + entry["en2xx"]) / 2

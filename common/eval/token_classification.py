@@ -13,12 +13,15 @@ scale only: no POS / NER data is available at the small scales.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
+from torch import nn
 from torch.nn import functional as F
-from transformers import AutoModelForTokenClassification
+from transformers import AutoModelForTokenClassification, PreTrainedTokenizerBase
 
 from common.eval import finetune
 from common.eval.finetune import FinetuneArguments, check_length
@@ -27,10 +30,13 @@ from common.io import DataFormatError, read_lines
 from common.models.tokenizer import load_tokenizer
 
 Sentence = tuple[list[str], list[str]]  # (words, tags)
+TokenBatch = tuple[dict[str, torch.Tensor], torch.Tensor]  # model inputs, word-piece labels
 
 
 def read_conll(path: str | Path) -> list[Sentence]:
-    out, words, tags = [], [], []
+    out: list[Sentence] = []
+    words: list[str] = []
+    tags: list[str] = []
     for lineno, line in enumerate(read_lines(path), start=1):
         if not line.strip():
             if words:
@@ -49,10 +55,13 @@ def read_conll(path: str | Path) -> list[Sentence]:
 
 def entities(tags: list[str]) -> set[tuple[str, int, int]]:
     """(type, first word, last word) of every IOB2 entity; an I- tag without its B- starts an entity (CoNLL)."""
-    spans, start, kind = set(), None, None
+    spans: set[tuple[str, int, int]] = set()
+    start: int | None = None
+    kind: str | None = None
     for i, tag in enumerate([*tags, "O"]):
         boundary = tag == "O" or tag.startswith("B-") or (tag.startswith("I-") and tag[2:] != kind)
         if boundary and start is not None:
+            assert kind is not None  # set together with start
             spans.add((kind, start, i - 1))
             start, kind = None, None
         if tag != "O" and start is None:
@@ -84,13 +93,16 @@ def word_accuracy(gold: list[list[str]], pred: list[list[str]]) -> float:
     return ratio([word_counts(g, p) for g, p in zip(gold, pred)])
 
 
-def encode(tokenizer, sentences: list[Sentence], labels: dict[str, int], max_length: int) -> dict:
+def encode(tokenizer: PreTrainedTokenizerBase, sentences: list[Sentence], labels: dict[str, int],
+           max_length: int) -> dict[str, Any]:
     enc = tokenizer([w for w, _ in sentences], is_split_into_words=True, truncation=True, max_length=max_length,
                     padding=True, return_tensors="pt")
     target = torch.full(enc["input_ids"].shape, -100, dtype=torch.long)
-    first = []  # per sentence: the token index of each word's first piece (None if truncated away)
+    # per sentence: the token index of each word's first piece (None if truncated away)
+    first: list[list[int | None]] = []
     for k, (_, tags) in enumerate(sentences):
-        seen, pos = set(), [None] * len(tags)
+        seen: set[int] = set()
+        pos: list[int | None] = [None] * len(tags)
         for t, w in enumerate(enc.word_ids(k)):
             if w is not None and w not in seen:
                 seen.add(w)
@@ -100,27 +112,29 @@ def encode(tokenizer, sentences: list[Sentence], labels: dict[str, int], max_len
     return {"inputs": {k: v for k, v in enc.items()}, "labels": target, "first": first}
 
 
-def finetune_and_evaluate(model_path: str, tokenizer, train: list[Sentence], tests: dict[str, list[Sentence]],
-                          args: FinetuneArguments, metric: str, device: str = "cpu", precision: str = "fp32") -> dict:
+def finetune_and_evaluate(model_path: str, tokenizer: PreTrainedTokenizerBase, train: list[Sentence],
+                          tests: dict[str, list[Sentence]], args: FinetuneArguments, metric: str, device: str = "cpu",
+                          precision: str = "fp32") -> dict[str, Any]:
     tagset = sorted({t for _, tags in train for t in tags})
     labels = {t: i for i, t in enumerate(tagset)}
     torch.manual_seed(args.seed)
     model = AutoModelForTokenClassification.from_pretrained(model_path, num_labels=len(tagset)).to(device)
     check_length(model, args.max_length, model_path)
 
-    def batches(order):
+    def batches(order: list[int]) -> Iterator[TokenBatch]:
         for s in range(0, len(order), args.batch_size):
             b = encode(tokenizer, [train[i] for i in order[s:s + args.batch_size]], labels, args.max_length)
             yield {k: v.to(device) for k, v in b["inputs"].items()}, b["labels"].to(device)
 
-    def loss_fn(m, batch):
+    def loss_fn(m: nn.Module, batch: TokenBatch) -> torch.Tensor:
         inputs, target = batch
         logits = m(**inputs).logits.float()
         return F.cross_entropy(logits.flatten(0, 1), target.flatten(), ignore_index=-100)
 
     stats = finetune.train(model, len(train), batches, loss_fn, args, device, precision)
     counts_of = entity_counts if metric == "entity_f1" else word_counts
-    per, items = {}, {}
+    per: dict[str, float] = {}
+    items: dict[str, list[list[int]]] = {}
     with torch.no_grad():
         for lang, sents in tests.items():
             pred = []
@@ -130,8 +144,9 @@ def finetune_and_evaluate(model_path: str, tokenizer, train: list[Sentence], tes
                 arg = model(**{k: v.to(device) for k, v in b["inputs"].items()}).logits.argmax(-1).cpu()
                 for k, pos in enumerate(b["first"]):
                     pred.append([tagset[int(arg[k, t])] if t is not None else "<truncated>" for t in pos])
-            items[lang] = [list(counts_of(tags, p)) for (_, tags), p in zip(sents, pred)]
-            per[lang] = ratio(items[lang])
+            counts = [counts_of(tags, p) for (_, tags), p in zip(sents, pred)]
+            items[lang] = [list(c) for c in counts]
+            per[lang] = ratio(counts)
     # items: per sentence (numerator, denominator) of the metric, so the claims' bootstrap can resample sentences
     return {"per_language": per, "main_score": float(np.mean(list(per.values()))), "metric": metric, **stats,
             "tagset": tagset, "n_train": len(train), "items": items}

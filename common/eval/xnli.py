@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import logging
 import random
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
+from torch import nn
 from torch.nn import functional as F
-from transformers import AutoModelForSequenceClassification
+from transformers import AutoModelForSequenceClassification, BatchEncoding, PreTrainedTokenizerBase
 
 from common.data import loaders
 from common.data.loaders import NliExamples
@@ -29,6 +32,8 @@ from common.eval.finetune import FinetuneArguments, check_length
 from common.models.tokenizer import load_tokenizer
 
 log = logging.getLogger(__name__)
+
+NliBatch = tuple[BatchEncoding, torch.Tensor]  # encoded pairs, labels
 
 
 def split_by_premise(premises: list[str], train_fraction: float, seed: int) -> tuple[list[int], list[int]]:
@@ -40,7 +45,9 @@ def split_by_premise(premises: list[str], train_fraction: float, seed: int) -> t
         groups.setdefault(p, []).append(i)
     order = list(groups.values())
     random.Random(seed).shuffle(order)
-    train, test, target = [], [], round(len(premises) * train_fraction)
+    train: list[int] = []
+    test: list[int] = []
+    target = round(len(premises) * train_fraction)
     for items in order:
         (train if len(train) < target else test).extend(items)
     return sorted(train), sorted(test)
@@ -50,7 +57,8 @@ def subset(ex: NliExamples, idx: list[int]) -> NliExamples:
     return NliExamples([ex.premise[i] for i in idx], [ex.hypothesis[i] for i in idx], [ex.label[i] for i in idx])
 
 
-def _batches(ex: NliExamples, tok, order: list[int], bs: int, max_length: int, device):
+def _batches(ex: NliExamples, tok: PreTrainedTokenizerBase, order: list[int], bs: int, max_length: int,
+             device: str) -> Iterator[NliBatch]:
     for s in range(0, len(order), bs):
         idx = order[s:s + bs]
         enc = tok([ex.premise[i] for i in idx], [ex.hypothesis[i] for i in idx], padding=True,
@@ -58,19 +66,19 @@ def _batches(ex: NliExamples, tok, order: list[int], bs: int, max_length: int, d
         yield enc, torch.tensor([ex.label[i] for i in idx], device=device)
 
 
-def finetune_and_evaluate(model_path: str, tokenizer, train: NliExamples, tests: dict[str, NliExamples],
-                          args: FinetuneArguments, device: str = "cpu", precision: str = "fp32",
-                          num_labels: int = 3) -> dict:
+def finetune_and_evaluate(model_path: str, tokenizer: PreTrainedTokenizerBase, train: NliExamples,
+                          tests: dict[str, NliExamples], args: FinetuneArguments, device: str = "cpu",
+                          precision: str = "fp32", num_labels: int = 3) -> dict[str, Any]:
     """Fine-tune a sequence-pair classifier (the model type's: see the module docstring) on ``train``; accuracy (%)
     on each of ``tests`` (the same protocol for XNLI and PAWS-X)."""
     torch.manual_seed(args.seed)
     model = AutoModelForSequenceClassification.from_pretrained(model_path, num_labels=num_labels).to(device)
     check_length(model, args.max_length, model_path)
 
-    def batches(order):
+    def batches(order: list[int]) -> Iterator[NliBatch]:
         return _batches(train, tokenizer, order, args.batch_size, args.max_length, device)
 
-    def loss_fn(m, batch):
+    def loss_fn(m: nn.Module, batch: NliBatch) -> torch.Tensor:
         enc, labels = batch
         return F.cross_entropy(m(**enc).logits.float(), labels)
 
@@ -87,8 +95,8 @@ def finetune_and_evaluate(model_path: str, tokenizer, train: NliExamples, tests:
             "main_score": float(np.mean(list(acc.values()))), **stats, "n_train": len(train), "items": items}
 
 
-def run(model_dir: str | Path, manifest: dict, params: dict, seed: int,
-        precision: str = "fp32") -> tuple[dict, list[str], list[Path]]:
+def run(model_dir: str | Path, manifest: dict[str, Any], params: dict[str, Any], seed: int,
+        precision: str = "fp32") -> tuple[dict[str, Any], list[str], list[Path]]:
     """The XNLI protocol on a corpus manifest: English MultiNLI train and XNLI test when the manifest
     names them (``xnli_train``), else the labelled dev items split into English training items and
     test items of every language (the smoke and mini scales)."""

@@ -8,6 +8,7 @@ one line here plus its method section under ``papers:`` in ``config/<scale>.yaml
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from common.eval.tasks import get_task
 from common.runs import Run, RunRegistry
@@ -46,7 +47,7 @@ def method(name: str) -> Method:
     return METHODS[name]
 
 
-def registry(cfg: dict) -> RunRegistry:
+def registry(cfg: dict[str, Any]) -> RunRegistry:
     """Every method x seed on the config's one initial encoder (the untrained one on the first seed only), scored on
     the tasks that apply to it."""
     (init,) = cfg["encoders"]

@@ -12,6 +12,8 @@ first test set, with a bootstrap interval over the test sentences.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from common.leaderboard.methods import METHODS, method
 from common.models.embedder import ENGLISH
 from common.nmt import plan as plan
@@ -20,14 +22,14 @@ SETTING = "leaderboard"
 NMT_TASK = "nmt"  # the column's name in a tasks restriction (``--config leaderboard_tasks=[...]``, ``--tasks``)
 
 
-def restrict_nmt(cfg: dict) -> None:
+def restrict_nmt(cfg: dict[str, Any]) -> None:
     """Apply a tasks list that may name the NMT column: without ``nmt`` in it, the config loses its NMT section."""
     if NMT_TASK not in cfg["tasks"]:
         cfg.pop("nmt", None)
     cfg["tasks"] = [t for t in cfg["tasks"] if t != NMT_TASK]
 
 
-def nmt_config(cfg: dict) -> dict | None:
+def nmt_config(cfg: dict[str, Any]) -> dict[str, Any] | None:
     """The ``nmt`` section as :mod:`common.workflow.rules.nmt` reads it (systems and encoder sides filled in), or
     None when the config has no NMT column. ``cfg["methods"]`` may be a restriction of the config's methods."""
     if not cfg.get("nmt"):
@@ -51,14 +53,14 @@ def nmt_config(cfg: dict) -> dict | None:
     return nmt
 
 
-def column(nmt: dict) -> plan.Translation:
+def column(nmt: dict[str, Any]) -> plan.Translation:
     """The translation a system's NMT cell reports (``system`` left empty)."""
     spec = nmt["settings"][SETTING]
     pair = spec["finetune"][0]
     return plan.Translation(SETTING, "", f"stage2-{pair}", pair, plan.tests_of(spec, pair, "")[0])
 
 
-def translation(nmt: dict, system: str) -> plan.Translation:
+def translation(nmt: dict[str, Any], system: str) -> plan.Translation:
     t = column(nmt)
     model = t.pair if system == plan.RANDOM else t.model
     return plan.Translation(t.setting, system, model, t.pair, t.test)

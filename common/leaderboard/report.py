@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -23,12 +24,14 @@ from common.leaderboard import nmt as lbnmt
 from common.leaderboard.methods import METHODS, method, registry
 from common.nmt import plan as nmtplan
 from common.report.claims import Difference, interval, item_metric
-from common.report.cli import ReportContext, main
+from common.report.cli import Figure, main
+from common.report.context import ReportContext
 from common.report.figures import plt, save
+from common.report.specs import TableSpec
 from common.report.tables import Table, leakage_note
 
 
-def cell(task: str, seeds: list[dict]) -> Difference:
+def cell(task: str, seeds: list[dict[str, Any]]) -> Difference:
     """The main score of ``task`` over the seeds' results (``scores`` of each JSON) with its interval. The
     item-level metric must reproduce every seed's main score, or the interval would describe another number;
     the tolerance admits the evaluators' float32 sums, not another quantity (an STS aggregation other than
@@ -43,20 +46,21 @@ def cell(task: str, seeds: list[dict]) -> Difference:
 
 Cell = tuple[Difference, list[float]] | None  # (mean with interval, main score of every seed); None: not applicable
 NOT_RUN = "–"  # a method the NMT column does not fine-tune at this scale, or the NMT-only row on a task
+Scores = dict[str, dict[str, Cell | str]]  # row -> column -> cell, or NOT_RUN (:func:`scores`)
 
 
-def nmt_column(nmt: dict) -> str:
+def nmt_column(nmt: dict[str, Any]) -> str:
     t = lbnmt.column(nmt)
     return f"nmt@{t.pair}.{t.test}"
 
 
-def columns(ctx: ReportContext, nmt: dict | None) -> list[str]:
+def columns(ctx: ReportContext, nmt: dict[str, Any] | None) -> list[str]:
     return [*ctx.cfg["tasks"], *([nmt_column(nmt)] if nmt else [])]
 
 
-def scores(ctx: ReportContext, nmt: dict | None) -> dict[str, dict[str, Cell | str]]:
+def scores(ctx: ReportContext, nmt: dict[str, Any] | None) -> Scores:
     """row (method, or the NMT column's random-init model) -> column -> cell; ``NOT_RUN`` where a row has no run."""
-    out: dict[str, dict[str, Cell | str]] = {}
+    out: Scores = {}
     init = ctx.store.registry.inits()[0]
     for m in ctx.cfg["methods"]:
         out[m] = {}
@@ -79,7 +83,7 @@ def scores(ctx: ReportContext, nmt: dict | None) -> dict[str, dict[str, Cell | s
     return out
 
 
-def bleu_cell(result: dict) -> Difference:
+def bleu_cell(result: dict[str, Any]) -> Difference:
     """One NMT run's BLEU with its interval over the test sentences (one seed: see common/leaderboard/nmt.py)."""
     metric = item_metric("translation", result)
     if abs(metric.value() - result["main_score"]) > 1e-3:
@@ -92,16 +96,17 @@ def label(row: str) -> str:
     return "random-init Transformer (NMT only)" if row == nmtplan.RANDOM else METHODS[row].label
 
 
-def table(ctx: ReportContext, values: dict, nmt: dict | None) -> Table:
+def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None) -> Table:
     cols = columns(ctx, nmt)
     rows = []
     for m, per_col in values.items():
-        cells = []
+        cells: list[str | float] = []
         for c in cols:
-            if per_col[c] is None or per_col[c] == NOT_RUN:
-                cells += ["n/a" if per_col[c] is None else NOT_RUN] * 3
+            value = per_col[c]
+            if value is None or isinstance(value, str):  # not applicable, or NOT_RUN
+                cells += ["n/a" if value is None else NOT_RUN] * 3
                 continue
-            d, per_seed = per_col[c]
+            d, per_seed = value
             cells += [d.mean, f"[{d.lo:.1f}, {d.hi:.1f}]", " / ".join(f"{x:.1f}" for x in per_seed)]
         rows.append([label(m), *cells])
     tasks = ctx.cfg["tasks"]
@@ -130,7 +135,7 @@ def table(ctx: ReportContext, values: dict, nmt: dict | None) -> Table:
                  rows, notes)
 
 
-def figure(ctx: ReportContext, values: dict, nmt: dict | None, out: Path) -> list[Path]:
+def figure(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None, out: Path) -> list[Path]:
     cols, rows = columns(ctx, nmt), list(values)
     fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(cols) * len(rows) / 2), 3.4))
     width = 0.8 / len(rows)
@@ -138,9 +143,10 @@ def figure(ctx: ReportContext, values: dict, nmt: dict | None, out: Path) -> lis
         xs = np.arange(len(cols)) + (i - (len(rows) - 1) / 2) * width
         first = True
         for x, c in zip(xs, cols):
-            if values[m][c] is None or values[m][c] == NOT_RUN:
+            value = values[m][c]
+            if value is None or isinstance(value, str):  # not applicable, or NOT_RUN
                 continue
-            d, per_seed = values[m][c]
+            d, per_seed = value
             ax.bar(x, d.mean, width, color=f"C{i}", label=label(m) if first else None)
             first = False
             ax.errorbar(x, d.mean, yerr=[[d.mean - d.lo], [d.hi - d.mean]], fmt="none", ecolor="k", capsize=2, lw=0.8)
@@ -154,7 +160,7 @@ def figure(ctx: ReportContext, values: dict, nmt: dict | None, out: Path) -> lis
     return save(fig, out / "leaderboard")
 
 
-def build(ctx: ReportContext):
+def build(ctx: ReportContext) -> tuple[list[Table | TableSpec], dict[str, Figure]]:
     nmt = lbnmt.nmt_config(ctx.cfg)
     values = scores(ctx, nmt)
     return [table(ctx, values, nmt)], {"leaderboard": lambda out: figure(ctx, values, nmt, out)}
@@ -165,7 +171,7 @@ def options(p: argparse.ArgumentParser) -> None:
         p.add_argument(f"--{key}", default=None, help=f"comma-separated {key} (the workflow's, when it restricts them)")
 
 
-def adjust(cfg: dict, a: argparse.Namespace) -> None:
+def adjust(cfg: dict[str, Any], a: argparse.Namespace) -> None:
     for key in ("methods", "tasks"):
         if getattr(a, key):
             cfg[key] = getattr(a, key).split(",")

@@ -24,10 +24,12 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 from safetensors.torch import load_file, save_file
 from torch import nn
+from transformers import PreTrainedTokenizerBase
 
 from common.models.encoder import SentenceEncoder, encode_sentences
 from common.models.tokenizer import load_tokenizer
@@ -67,7 +69,7 @@ class SentenceEncoderEmbedder(Embedder):
     """One HF encoder + pooling, optionally followed by a saved linear map (``projection.safetensors``, e.g.
     VMSST's semantic mean)."""
 
-    def __init__(self, path: Path, meta: dict, batch_size: int = 128, device: torch.device | None = None,
+    def __init__(self, path: Path, meta: dict[str, Any], batch_size: int = 128, device: torch.device | None = None,
                  precision: str = "fp32"):
         super().__init__("sentence-encoder", Path(path), meta["max_length"], batch_size, device or default_device(),
                          precision)
@@ -88,7 +90,7 @@ class SentenceEncoderEmbedder(Embedder):
 class DualEncoderEmbedder(Embedder):
     """English sentences go to ``en/``, every other language to ``xx/`` (MoCo-BERT, section 2)."""
 
-    def __init__(self, path: Path, meta: dict, batch_size: int = 128, device: torch.device | None = None,
+    def __init__(self, path: Path, meta: dict[str, Any], batch_size: int = 128, device: torch.device | None = None,
                  precision: str = "fp32"):
         super().__init__("dual-encoder", Path(path), meta["max_length"], batch_size, device or default_device(),
                          precision)
@@ -111,7 +113,7 @@ def register_embedder(kind: str, loader: Loader) -> None:
     EMBEDDERS[kind] = loader
 
 
-def save_embedder_meta(model_dir: str | Path, kind: str, max_length: int, **extra) -> None:
+def save_embedder_meta(model_dir: str | Path, kind: str, max_length: int, **extra: Any) -> None:
     """Write ``embedder.json`` (after the model files, so its presence marks a complete folder)."""
     if kind not in EMBEDDERS:
         raise ValueError(f"unknown embedder kind {kind!r}; registered: {sorted(EMBEDDERS)}")
@@ -119,11 +121,11 @@ def save_embedder_meta(model_dir: str | Path, kind: str, max_length: int, **extr
     path.write_text(json.dumps({"kind": kind, "max_length": max_length, **extra}, indent=2, sort_keys=True) + "\n")
 
 
-def read_embedder_meta(model_dir: str | Path) -> dict:
+def read_embedder_meta(model_dir: str | Path) -> dict[str, Any]:
     path = Path(model_dir) / META
     if not path.exists():
         raise FileNotFoundError(f"{path}: no embedder.json; not a model folder written by this repository")
-    meta = json.loads(path.read_text())
+    meta: dict[str, Any] = json.loads(path.read_text())
     if meta.get("kind") in PLUGINS:
         importlib.import_module(PLUGINS[meta["kind"]])
     if meta.get("kind") not in EMBEDDERS:
@@ -147,8 +149,8 @@ def load_projection(path: Path) -> nn.Linear:
     return layer.eval()
 
 
-def save_sentence_encoder(encoder: SentenceEncoder, tokenizer, out_dir: str | Path, max_length: int,
-                          projection: nn.Linear | None = None) -> None:
+def save_sentence_encoder(encoder: SentenceEncoder, tokenizer: PreTrainedTokenizerBase, out_dir: str | Path,
+                          max_length: int, projection: nn.Linear | None = None) -> None:
     """A ``sentence-encoder`` folder: HF model + tokenizer + sentence-transformers files + embedder.json, and the
     optional bias-free ``projection`` applied after pooling (``projection.safetensors``)."""
     encoder.save(out_dir, tokenizer, max_seq_length=max_length)

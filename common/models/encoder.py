@@ -18,8 +18,10 @@ import copy
 import importlib.util
 import json
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch import nn
@@ -32,6 +34,7 @@ from transformers import (
     BertModel,
     MT5EncoderModel,
     PreTrainedModel,
+    PreTrainedTokenizerBase,
     T5EncoderModel,
 )
 
@@ -60,7 +63,7 @@ class EncoderSpec:
     tokenizer: str | None = None
 
 
-def encoder_spec(config: dict, tokenizer_dir: str | Path | None = None) -> EncoderSpec:
+def encoder_spec(config: dict[str, Any], tokenizer_dir: str | Path | None = None) -> EncoderSpec:
     """The :class:`EncoderSpec` of a config's encoder entry. An entry with ``vocabulary`` (a pretrained vocabulary
     extended on the corpus) loads the grown model that the tokenizer rule saved beside its tokenizer
     (``tokenizer_dir``; :mod:`common.models.vocabulary`)."""
@@ -123,7 +126,7 @@ def checkpoint_pooler(path: str | Path) -> dict[str, torch.Tensor]:
     path = Path(path)
     out: dict[str, torch.Tensor] = {}
 
-    def take(key: str, get) -> None:
+    def take(key: str, get: Callable[[str], torch.Tensor]) -> None:
         for name in POOLER:  # "pooler.dense.weight", or a task model's "bert.pooler.dense.weight"
             if key == name or (key.endswith("." + name) and key.count(".") == name.count(".") + 1):
                 out[name] = get(key).clone()
@@ -265,7 +268,8 @@ class SentenceEncoder(nn.Module):
         hidden = out.last_hidden_state  # (B, S, D)
         return pool(hidden, attention_mask, self.pooling), hidden
 
-    def save(self, out_dir: str | Path, tokenizer=None, max_seq_length: int = 128) -> None:
+    def save(self, out_dir: str | Path, tokenizer: PreTrainedTokenizerBase | None = None,
+             max_seq_length: int = 128) -> None:
         """HF folder + sentence-transformers module files."""
         out_dir = Path(out_dir)
         self.backbone.save_pretrained(out_dir)
@@ -301,7 +305,7 @@ class SentenceEncoder(nn.Module):
         return cls(load_backbone(path), pooling)
 
 
-def autocast(device: str | torch.device, precision: str):
+def autocast(device: str | torch.device, precision: str) -> torch.autocast:
     """``torch.autocast`` for ``precision`` "bf16" / "fp16" on ``device``; a no-op context for "fp32"."""
     if precision not in ("fp32", "bf16", "fp16"):
         raise ValueError(f"unknown precision {precision!r}; expected fp32, bf16 or fp16")
@@ -309,9 +313,9 @@ def autocast(device: str | torch.device, precision: str):
     return torch.autocast(torch.device(device).type, dtype=dtype, enabled=dtype is not None)
 
 
-def encode_sentences(encoder: SentenceEncoder, tokenizer, sentences: list[str], *, batch_size: int = 128,
-                     max_length: int = 128, device: str | torch.device = "cpu", precision: str = "fp32",
-                     projection: nn.Module | None = None) -> torch.Tensor:
+def encode_sentences(encoder: SentenceEncoder, tokenizer: PreTrainedTokenizerBase, sentences: list[str], *,
+                     batch_size: int = 128, max_length: int = 128, device: str | torch.device = "cpu",
+                     precision: str = "fp32", projection: nn.Module | None = None) -> torch.Tensor:
     """Embed sentences in length-sorted batches, longest first (the largest batch allocates first, as in
     sentence-transformers), under ``inference_mode``; returns (N, D) float32 in input order (a normal tensor).
     ``precision`` "bf16" runs the encoder under autocast (CPU AMX or GPU tensor cores); ``projection`` maps the

@@ -17,6 +17,7 @@ import os
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -55,7 +56,9 @@ def pinned() -> dict[str, HubModel]:
 
 def is_hub_name(name: str | None) -> bool:
     """A Hub name (``org/model`` or ``model``), not a local path nor ``package:...``."""
-    return bool(name) and not name.startswith(("package:", "/", ".")) and not Path(name).exists()
+    if not name:
+        return False
+    return not name.startswith(("package:", "/", ".")) and not Path(name).exists()
 
 
 def model(name: str) -> HubModel:
@@ -85,9 +88,9 @@ def local_folder(name: str) -> Path:
     return folder
 
 
-def models_of(cfg: dict) -> list[str]:
+def models_of(cfg: dict[str, Any]) -> list[str]:
     """Every Hub model an experiment config names (pretrained encoders and pretrained tokenizers)."""
-    names = []
+    names: list[str] = []
     for enc in cfg["encoders"].values():
         for spec in ([enc["xx"], enc["en"]] if "xx" in enc else [enc]):
             names += [n for n in (spec.get("pretrained"), spec.get("tokenizer")) if is_hub_name(n)]

@@ -9,6 +9,10 @@ once; :meth:`Template.join` then lays out any ids the same way.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 
 @dataclass(frozen=True)
@@ -25,7 +29,8 @@ class Template:
     type_after: int
     pair: bool
 
-    def join(self, a: list[int], b: list[int] | None = None, max_length: int | None = None) -> tuple[list, list]:
+    def join(self, a: list[int], b: list[int] | None = None,
+             max_length: int | None = None) -> tuple[list[int], list[int]]:
         """(input ids, token type ids); a and b are truncated longest-first to fit ``max_length``."""
         if (b is not None) != self.pair:
             raise ValueError("a pair template needs b, a single-sentence template must not get one")
@@ -45,7 +50,7 @@ class Template:
         return ids, types
 
 
-def template(tokenizer, pair: bool) -> Template:
+def template(tokenizer: PreTrainedTokenizerBase, pair: bool) -> Template:
     """The tokenizer's layout, read from its encoding of "a" (and "b")."""
     a = tokenizer("a", add_special_tokens=False)["input_ids"]
     b = tokenizer("b", add_special_tokens=False)["input_ids"]

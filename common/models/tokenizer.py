@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 from transformers import AutoTokenizer, BertTokenizerFast, PreTrainedTokenizerBase
@@ -63,7 +64,7 @@ def train_wordpiece(sentences: Iterable[str], vocab_size: int, out_dir: str | Pa
     return AutoTokenizer.from_pretrained(out_dir)
 
 
-def save_wordpiece(vocabulary: list[str], out_dir: str | Path, **fast_kwargs) -> BertTokenizerFast:
+def save_wordpiece(vocabulary: list[str], out_dir: str | Path, **fast_kwargs: Any) -> BertTokenizerFast:
     """A lower-casing BERT WordPiece tokenizer over ``vocabulary`` (ids in its order; the special tokens among
     them), saved to ``out_dir`` as a ``BertTokenizerFast`` (``fast_kwargs``: e.g. ``model_input_names``)."""
     tok = _fresh_tokenizer(models.WordPiece(vocab={t: i for i, t in enumerate(vocabulary)}, unk_token="[UNK]"))
@@ -110,6 +111,9 @@ def main(argv: list[str] | None = None) -> None:
         if not a.extend_vocabulary:
             load_tokenizer(resolve_pretrained(a.pretrained)).save_pretrained(a.out)
             return
+    if manifest is None:
+        p.error("--corpus is required to train a vocabulary or to extend one")
+    if a.pretrained:
         from common.models.vocabulary import extend_pretrained
 
         pairs = {lang: read_tsv_pairs(path) for lang, path in manifest["train"].items()}

@@ -8,25 +8,27 @@ a pretrained ``tokenizer`` (VMSST's random-init models use the mT5 vocabulary).
 """
 from __future__ import annotations
 
+from typing import Any
+
 SHARED = "shared"
 
 
-def sides(encoder_cfg: dict) -> list[str]:
+def sides(encoder_cfg: dict[str, Any]) -> list[str]:
     return ["xx", "en"] if "xx" in encoder_cfg else [SHARED]
 
 
-def spec(encoder_cfg: dict, side: str) -> dict:
+def spec(encoder_cfg: dict[str, Any], side: str) -> dict[str, Any]:
     """The encoder spec of one side (``SHARED``: the initialisation's one spec)."""
     return encoder_cfg if side == SHARED else encoder_cfg[side]
 
 
-def folder(results: str, init: str, encoder_cfg: dict) -> str:
+def folder(results: str, init: str, encoder_cfg: dict[str, Any]) -> str:
     """The ``--tokenizer`` argument of a training run: the shared tokenizer, or the folder holding xx/ and en/."""
     base = f"{results}/tokenizer/{init}"
     return f"{base}/{SHARED}" if sides(encoder_cfg) == [SHARED] else base
 
 
-def arguments(cfg: dict, init: str, side: str) -> str:
+def arguments(cfg: dict[str, Any], init: str, side: str) -> str:
     """Command-line arguments of ``python -m common.models.tokenizer`` for one tokenizer."""
     s = spec(cfg["encoders"][init], side)
     if s.get("vocabulary"):  # the model's own, extended with pieces learned on the corpus (and the model grown)

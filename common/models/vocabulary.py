@@ -24,6 +24,7 @@ import shutil
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import torch
 from tokenizers import Tokenizer
@@ -53,8 +54,8 @@ def wordpiece_split(piece: str, vocab: Mapping[str, int], unk: str, max_chars: i
     return out
 
 
-def _wordpiece_json(tokenizer: PreTrainedTokenizerFast) -> dict:
-    state = json.loads(tokenizer.backend_tokenizer.to_str())
+def _wordpiece_json(tokenizer: PreTrainedTokenizerFast) -> dict[str, Any]:
+    state: dict[str, Any] = json.loads(tokenizer.backend_tokenizer.to_str())
     if state["model"]["type"] != "WordPiece":
         raise ValueError(f"{tokenizer.name_or_path}: a {state['model']['type']} vocabulary; only WordPiece "
                          "vocabularies are extended")
@@ -102,7 +103,7 @@ def grow_embeddings(model: PreTrainedModel, old_vocab: Mapping[str, int], pieces
             rows[size + i] = old[ids].mean(0)
 
 
-def pieces_per_word(tokenizer, sentences: Iterable[str]) -> float:
+def pieces_per_word(tokenizer: PreTrainedTokenizerFast, sentences: Iterable[str]) -> float:
     """Pieces per whitespace-separated word of ``sentences`` (a language without spaces counts a sentence's
     characters' worth of pieces per 'word': compare a language with itself, before and after)."""
     words = pieces = 0
@@ -113,7 +114,8 @@ def pieces_per_word(tokenizer, sentences: Iterable[str]) -> float:
 
 
 def extend_pretrained(source: str | Path, sentences: Sequence[str], out: str | Path, max_new: int,
-                      languages: Mapping[str, Sequence[str]] | None = None, vocab_size: int | None = None) -> dict:
+                      languages: Mapping[str, Sequence[str]] | None = None,
+                      vocab_size: int | None = None) -> dict[str, Any]:
     """Write to ``out`` the pretrained folder ``source`` with its vocabulary extended by up to ``max_new`` pieces
     learned on ``sentences`` and its embeddings grown (:func:`grow_embeddings`); returns (and saves as
     ``vocabulary.json``) the pieces added and, per language of ``languages`` (code -> sentences), the pieces per

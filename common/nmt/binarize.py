@@ -17,6 +17,7 @@ import itertools
 import json
 import logging
 import shutil
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import torch
@@ -52,8 +53,9 @@ class _SplitWriter:
 TEST_MAX_LENGTH = 512  # a test source is only cut at the encoder's position limit (BERT / XLM-R: 512)
 
 
-def binarize(tokenizer_dir: str | Path, out: str | Path, tags: list[str],
-             splits: dict[str, list[tuple[str, str, str | Path, str | Path]]], max_length: int = 256) -> dict:
+def binarize(tokenizer_dir: str | Path, out: str | Path, tags: Sequence[str],
+             splits: Mapping[str, Sequence[tuple[str, str, str | Path, str | Path]]],
+             max_length: int = 256) -> dict[str, int]:
     """``splits``: split name -> [(source language, target language, source file, target file)]; files are
     line-aligned (checked). A training or validation pair with either side longer than ``max_length`` pieces is
     dropped (counted as ``<split>_too_long``); test splits (``test*``) keep every sentence, sources cut at
@@ -66,7 +68,7 @@ def binarize(tokenizer_dir: str | Path, out: str | Path, tags: list[str],
     for side in ("src", "tgt"):
         (out / f"dict.{side}.txt").write_text("# the translation_hf task builds this dictionary from hf_tokenizer/\n")
     d = HFDictionary(tok, tags)
-    counts = {}
+    counts: dict[str, int] = {}
     for split, parts in splits.items():
         writer, kept, too_long = _SplitWriter(out, split, len(d)), 0, 0
         test = split.startswith("test")
@@ -104,7 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--max-length", type=int, default=256)
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    splits: dict[str, list] = {}
+    splits: dict[str, list[tuple[str, str, str, str]]] = {}
     for entry in a.split:
         name, src, tgt, sf, tf = entry.split(":", 4)
         splits.setdefault(name, []).append((src, tgt, sf, tf))

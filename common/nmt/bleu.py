@@ -20,11 +20,17 @@ paper scored with ``multi-bleu.perl`` (IWSLT'14 En<->De and WMT).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sacrebleu.metrics import BLEU
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from sacremoses import MosesTokenizer
+    from transformers import PreTrainedTokenizerBase
 
 _TAG = re.compile(r"^<2[^>]+>$")
 
@@ -44,7 +50,8 @@ def target_tokenizer(lang: str) -> str:
     return TARGET_TOKENIZERS.get(lang.split("_")[0].lower(), "13a")
 
 
-def sacre_bleu(hypotheses: list[str], references: list[str], lowercase: bool = False, tokenize: str = "13a") -> dict:
+def sacre_bleu(hypotheses: list[str], references: list[str], lowercase: bool = False,
+               tokenize: str = "13a") -> dict[str, Any]:
     metric = BLEU(lowercase=lowercase, tokenize=tokenize)
     result = metric.corpus_score(hypotheses, [references])
     return {"bleu": result.score, "signature": str(metric.get_signature()), "precisions": result.precisions,
@@ -63,17 +70,17 @@ def sentence_statistics(hypotheses: list[str], references: list[str], lowercase:
     return out
 
 
-def bleu_from_statistics(stats, smooth_method: str = "exp") -> float:
+def bleu_from_statistics(stats: ArrayLike, smooth_method: str = "exp") -> float:
     """Corpus BLEU from summed per-sentence statistics (``exp``: sacreBLEU's smoothing; ``none``: multi-bleu's)."""
     import numpy as np
 
     s = np.asarray(stats).sum(0)
-    return BLEU.compute_bleu(s[2:6].tolist(), s[6:10].tolist(), int(s[0]), int(s[1]),
-                             smooth_method=smooth_method).score
+    return float(BLEU.compute_bleu(s[2:6].tolist(), s[6:10].tolist(), int(s[0]), int(s[1]),
+                                   smooth_method=smooth_method).score)
 
 
 @cache
-def _moses(lang: str):
+def _moses(lang: str) -> MosesTokenizer:
     """One Moses tokenizer per language (building one reads its non-breaking-prefix list)."""
     from sacremoses import MosesTokenizer
 
@@ -83,7 +90,7 @@ def _moses(lang: str):
 def moses_tokenize(text: str, lang: str) -> str:
     """Moses' ``tokenizer.perl -l <lang>`` as fairseq's data preparation scripts run it (escaped output, aggressive
     hyphen splitting as ``@-@``)."""
-    return _moses(lang).tokenize(text, escape=True, aggressive_dash_splits=True, return_str=True)
+    return str(_moses(lang).tokenize(text, escape=True, aggressive_dash_splits=True, return_str=True))
 
 
 def _moses_pair(hypotheses: list[str], references: list[str], lang: str, lowercase: bool,
@@ -96,7 +103,7 @@ def _moses_pair(hypotheses: list[str], references: list[str], lang: str, lowerca
 
 
 def tokenized_bleu(hypotheses: list[str], references: list[str], lang: str, lowercase: bool = False,
-                   references_tokenized: bool = True) -> dict:
+                   references_tokenized: bool = True) -> dict[str, Any]:
     """multi-bleu.perl on Moses-tokenized hypotheses (language ``lang``) against references that are already
     tokenized (``references_tokenized``: IWSLT'14 as fairseq prepares it) or are tokenized the same way here (raw
     WMT references)."""
@@ -115,7 +122,7 @@ def tokenized_statistics(hypotheses: list[str], references: list[str], lang: str
 
 
 def score(hypotheses: list[str], references: list[str], target_lang: str, test: str, uncased_model: bool,
-          tokenized: bool, references_tokenized: bool = False) -> dict:
+          tokenized: bool, references_tokenized: bool = False) -> dict[str, Any]:
     """A test set's BLEU: sacreBLEU with the target language's tokenizer, and with ``tokenized`` multi-bleu's
     convention (the main score then). Lower-cased when the model cannot produce case (``uncased_model``) or the
     benchmark's references are lower-cased by its preparation (:data:`LOWERCASED_TESTS`); ``case`` says which.
@@ -123,7 +130,7 @@ def score(hypotheses: list[str], references: list[str], target_lang: str, test: 
     why = ("the model's vocabulary is uncased" if uncased_model else LOWERCASED_TESTS.get(test))
     lower = why is not None
     tok = target_tokenizer(target_lang)
-    out = {"sacrebleu": sacre_bleu(hypotheses, references, lowercase=lower, tokenize=tok),
+    out: dict[str, Any] = {"sacrebleu": sacre_bleu(hypotheses, references, lowercase=lower, tokenize=tok),
            "lowercased": lower, "case": f"lower-cased: {why}" if lower else "cased", "tokenize": tok,
            "items": sentence_statistics(hypotheses, references, lowercase=lower, tokenize=tok),
            "items_smoothing": "exp"}
@@ -135,13 +142,14 @@ def score(hypotheses: list[str], references: list[str], target_lang: str, test: 
     return out
 
 
-def normalizer(tokenizer) -> Callable[[str], str]:
+def normalizer(tokenizer: PreTrainedTokenizerBase) -> Callable[[str], str]:
     """The text normalization of a Hugging Face fast tokenizer (identity when it has none)."""
     norm = getattr(getattr(tokenizer, "backend_tokenizer", None), "normalizer", None)
     return norm.normalize_str if norm is not None else (lambda text: text)
 
 
-def read_generate(path: str | Path, tokenizer, indices: dict[str, int], n: int) -> list[str]:
+def read_generate(path: str | Path, tokenizer: PreTrainedTokenizerBase, indices: Mapping[str, int],
+                  n: int) -> list[str]:
     """The ``n`` hypotheses of a fairseq-generate log in sentence order, detokenized with ``tokenizer``
     (``indices``: the fairseq dictionary's symbol -> id map, i.e. the tokenizer's ids plus the tags)."""
     hyps: dict[int, str] = {}

@@ -17,6 +17,7 @@ import argparse
 import json
 import logging
 from pathlib import Path
+from typing import Any
 
 from common.data.leakage import LeakageFilter
 from common.data.loaders import iter_parallel
@@ -27,7 +28,7 @@ from common.nmt.binarize import binarize
 log = logging.getLogger(__name__)
 
 
-def build(manifest: dict, tokenizer: Path, finetune: list[str], tests: dict[str, list[str]], out: Path,
+def build(manifest: dict[str, Any], tokenizer: Path, finetune: list[str], tests: dict[str, list[str]], out: Path,
           max_length: int = 256, train_set: str | None = None) -> None:
     """``train_set``: fine-tune on the pairs' named alternative training data (``translation[pair]["train_sets"]``,
     e.g. WMT'14 for HICTL's Table 4, where Table 5 trains the same pairs on IWSLT) instead of their default."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -53,7 +54,7 @@ def load_encoder_state(checkpoint: Path) -> dict[str, torch.Tensor]:
 class FairseqEncoderEmbedder(SentenceEncoderEmbedder):
     """The source ``sentence-encoder`` with the NMT checkpoint's encoder weights (pooling and projection kept)."""
 
-    def __init__(self, path: Path, meta: dict, batch_size: int = 128, device: torch.device | None = None,
+    def __init__(self, path: Path, meta: dict[str, Any], batch_size: int = 128, device: torch.device | None = None,
                  precision: str = "fp32"):
         path = Path(path)
         source = path / meta["encoder"]

@@ -11,7 +11,9 @@ alone, not by stage 1). Every translated test set is one BLEU JSON:
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 RANDOM = "random"
 PER_PAIR_FIELDS = {"lr", "stage2_max_update", "warmup_updates", "validate_interval_updates"}  # training only
@@ -30,18 +32,19 @@ class Translation:
         return f"{root}/nmt/{self.setting}/{self.system}/bleu/{self.model}/{self.pair}.{self.test}.json"
 
 
-def recipe(nmt: dict, setting: str) -> dict:
+def recipe(nmt: dict[str, Any], setting: str) -> dict[str, Any]:
     """The recipe with the setting's overrides (e.g. the baseline's shape)."""
     return {**nmt["recipe"], **nmt["settings"][setting].get("recipe", {})}
 
 
-def encoder_init(nmt: dict, setting: str, encoders: dict) -> str:
+def encoder_init(nmt: dict[str, Any], setting: str, encoders: Mapping[str, Any]) -> str:
     """The encoder setting whose pre-trained runs ``setting`` fine-tunes: its own ``init``, else the section's, else
     the config's first (HICTL's Table 4 fine-tunes the large model, Table 5 the base one)."""
-    return nmt["settings"][setting].get("init", nmt.get("init", next(iter(encoders))))
+    init: str = nmt["settings"][setting].get("init", nmt.get("init", next(iter(encoders))))
+    return init
 
 
-def settings(nmt: dict, setting: str, system: str, pair: str | None = None) -> dict:
+def settings(nmt: dict[str, Any], setting: str, system: str, pair: str | None = None) -> dict[str, Any]:
     """A job's ``NMTSettings`` fields: the setting's recipe, the pair's own fields (``recipe_by_pair``: a job that
     trains one pair, stage 2 or the baseline), the seed, the system's own switch (the logit bias)."""
     by_pair = nmt["settings"][setting].get("recipe_by_pair", {}).get(pair, {}) if pair else {}
@@ -55,7 +58,7 @@ def settings(nmt: dict, setting: str, system: str, pair: str | None = None) -> d
     return s
 
 
-def training_jobs(nmt: dict) -> list[tuple[str, str, str]]:
+def training_jobs(nmt: dict[str, Any]) -> list[tuple[str, str, str]]:
     """(setting, system, model) of every NMT training job: a pre-trained system's ``stage1`` and ``stage2-<pair>``
     per fine-tuned pair, the random-init baseline's ``<pair>``."""
     out = []
@@ -80,7 +83,7 @@ def checkpoint(root: str, setting: str, system: str, model: str) -> str:
     return f"{root}/nmt/{setting}/{system}/stage2/{model.removeprefix('stage2-')}"
 
 
-def tests_of(spec: dict, pair: str, system: str) -> list[str]:
+def tests_of(spec: dict[str, Any], pair: str, system: str) -> list[str]:
     """The test sets of ``pair`` in a setting (``tests``: per pair, ``default`` for the others), plus the
     ``extra_tests`` of that pair for the systems listed in ``extra_tests_systems``."""
     tests = list(spec["tests"][pair] if pair in spec["tests"] else spec["tests"]["default"])
@@ -89,7 +92,7 @@ def tests_of(spec: dict, pair: str, system: str) -> list[str]:
     return tests
 
 
-def translations(nmt: dict) -> list[Translation]:
+def translations(nmt: dict[str, Any]) -> list[Translation]:
     """Every (model, test set) the config asks for."""
     out = []
     for setting, spec in nmt["settings"].items():
@@ -105,14 +108,14 @@ def translations(nmt: dict) -> list[Translation]:
     return out
 
 
-def tokenized(nmt: dict, t: Translation) -> bool:
+def tokenized(nmt: dict[str, Any], t: Translation) -> bool:
     """Scored with multi-bleu's convention: the config's ``tokenized_bleu`` names the test set or '<pair>.<test>'."""
     return bool({t.test, f"{t.pair}.{t.test}"} & set(nmt.get("tokenized_bleu", [])))
 
 
-def test_sets(nmt: dict, setting: str) -> dict[str, list[str]]:
+def test_sets(nmt: dict[str, Any], setting: str) -> dict[str, list[str]]:
     """{pair: every test set some model of the setting translates}."""
-    out: dict[str, set] = {}
+    out: dict[str, set[str]] = {}
     for t in translations(nmt):
         if t.setting == setting:
             out.setdefault(t.pair, set()).add(t.test)

@@ -27,8 +27,10 @@ import math
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -80,7 +82,7 @@ class NMTSettings:
     tokens_per_update: int | None = None
 
     @classmethod
-    def from_config(cls, cfg: dict, **overrides) -> NMTSettings:
+    def from_config(cls, cfg: Mapping[str, Any], **overrides: Any) -> NMTSettings:
         known = {k: v for k, v in {**cfg, **overrides}.items() if k in cls.__dataclass_fields__}
         return cls(**known)
 
@@ -104,7 +106,7 @@ def effective_tokens(s: NMTSettings, world: int | None = None) -> int:
     return s.max_tokens * world * update_freq(s, world)
 
 
-def batch_record(s: NMTSettings, fairseq_arch: bool = False) -> dict:
+def batch_record(s: NMTSettings, fairseq_arch: bool = False) -> dict[str, Any]:
     """What a run's batch and precision were, for its done.json (the NMT tables say it beside the plan)."""
     world = world_size(s)
     precision = "fp32"
@@ -167,7 +169,7 @@ def _common(s: NMTSettings, data: Path, save_dir: Path, lr: float, max_update: i
             *BATCHING, *(["--cpu"] if cpu else ["--distributed-world-size", str(world_size(s))])]
 
 
-def _finish(save_dir: Path, info: dict, fairseq_arch: bool = False) -> None:
+def _finish(save_dir: Path, info: dict[str, Any], fairseq_arch: bool = False) -> None:
     write_json(save_dir / "done.json", {**info, "batch": batch_record(NMTSettings(**info["settings"]), fairseq_arch)})
 
 
@@ -190,8 +192,12 @@ def stage2_arguments(s: NMTSettings, data: Path, encoder: Path, stage1_dir: Path
 def baseline_arguments(s: NMTSettings, data: Path, encoder: Path | None, save_dir: Path) -> list[str]:
     """Random init, one pair, every parameter from the start (no stages); ``encoder`` gives the architecture of
     ``baseline_arch: same`` (its weights are not used)."""
-    arch = ([*_hf(replace(s, logit_bias=False), encoder), "--hf-random-init"] if s.baseline_arch == "same"
-            else ["--arch", s.baseline_arch, "--share-decoder-input-output-embed", *baseline_precision(s)])
+    if s.baseline_arch == "same":
+        if encoder is None:
+            raise ValueError("baseline_arch 'same' takes the encoder's architecture: it needs the encoder")
+        arch = [*_hf(replace(s, logit_bias=False), encoder), "--hf-random-init"]
+    else:
+        arch = ["--arch", s.baseline_arch, "--share-decoder-input-output-embed", *baseline_precision(s)]
     dropout = s.baseline_dropout if s.baseline_arch != "same" else None
     return [*_common(s, data, save_dir, s.stage1_lr or s.lr, s.baseline_max_update, dropout), *arch, "--patience",
             str(s.stage1_patience), *s.baseline_args]
@@ -240,7 +246,7 @@ def generate(checkpoint: Path, data: Path, subset: str, out_dir: Path, beam: int
 
 
 def translate(checkpoint: Path, data: Path, subset: str, references: Path, out: Path, beam: int = 5,
-              lenpen: float = 1.0, tokenized: bool = False) -> dict:
+              lenpen: float = 1.0, tokenized: bool = False) -> dict[str, Any]:
     """Generate ``subset`` of ``data`` (a pair's folder, ``<src>-<tgt>``) and score it against the raw
     ``references`` file; writes ``out`` (JSON, with per-sentence BLEU statistics ``items`` for resampling, in the
     main score's flavour) beside the hypotheses (``.hyp.txt``)."""
@@ -270,7 +276,7 @@ def translate(checkpoint: Path, data: Path, subset: str, references: Path, out: 
     return result
 
 
-def validation_curve(save_dir: Path) -> list[dict]:
+def validation_curve(save_dir: Path) -> list[dict[str, float]]:
     """(update, validation loss) of every validation in a run's fairseq JSON log."""
     points = []
     for line in (save_dir / "train.log").read_text(encoding="utf-8").splitlines():

@@ -32,14 +32,19 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import torch
 
+from common.config import papers
 from common.io import atomic_write, write_json
+
+if TYPE_CHECKING:
+    from transformers import BertForMaskedLM
 
 log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[2]
-PAPERS = ("dap", "moco", "vmsst", "hictl")
+PAPERS = tuple(papers("rehearsal"))  # every paper with a rehearsal config
 
 
 @dataclass
@@ -47,16 +52,17 @@ class Check:
     name: str
     passed: bool
     seconds: float
-    details: dict = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict)
     log: str = ""
 
 
-def environment(device: str) -> dict:
+def environment(device: str) -> dict[str, Any]:
     import deepspeed
     import transformers
 
-    env = {"python": platform.python_version(), "torch": torch.__version__, "transformers": transformers.__version__,
-           "deepspeed": deepspeed.__version__, "device": device, "cpu_threads": torch.get_num_threads()}
+    env: dict[str, Any] = {"python": platform.python_version(), "torch": torch.__version__,
+                           "transformers": transformers.__version__, "deepspeed": deepspeed.__version__,
+                           "device": device, "cpu_threads": torch.get_num_threads()}
     if device == "cuda":
         props = torch.cuda.get_device_properties(0)
         env.update(gpu=props.name, gpus=torch.cuda.device_count(), gpu_memory_gib=round(props.total_memory / 2**30, 1),
@@ -65,13 +71,13 @@ def environment(device: str) -> dict:
     return env
 
 
-def device_name(env: dict) -> str:
+def device_name(env: dict[str, Any]) -> str:
     """A folder name for the device: ``nvidia-h100-80gb-hbm3`` or ``cpu``."""
     return re.sub(r"[^a-z0-9]+", "-", env.get("gpu", "cpu").lower()).strip("-")
 
 
 # ----------------------------------------------------------------------------------------------- trainer checks
-def _tiny_bert():
+def _tiny_bert() -> BertForMaskedLM:
     from transformers import BertConfig, BertForMaskedLM
 
     torch.manual_seed(0)
@@ -85,13 +91,13 @@ def _examples(n: int = 64, length: int = 24) -> list[torch.Tensor]:
     return [torch.randint(5, 512, (length,), generator=g) for _ in range(n)]
 
 
-def _collate(rows: list[torch.Tensor], gen: torch.Generator) -> dict:
+def _collate(rows: list[torch.Tensor], gen: torch.Generator) -> dict[str, torch.Tensor]:
     ids = torch.stack(rows)  # (B, S)
     labels = torch.where(torch.rand(ids.shape, generator=gen) < 0.15, ids, torch.full_like(ids, -100))
     return {"input_ids": ids, "attention_mask": torch.ones_like(ids), "labels": labels}
 
 
-def _run(out: Path, precision: str, steps: int, stop_at: int | None = None) -> dict:
+def _run(out: Path, precision: str, steps: int, stop_at: int | None = None) -> dict[str, Any]:
     from common.training.trainer import Trainer, TrainingArguments
 
     args = TrainingArguments(output_dir=str(out), max_steps=steps, global_batch_size=16, learning_rate=1e-3,
@@ -136,7 +142,7 @@ def trainer_check_isolated(precision: str, work: Path, device: str) -> Check:
 
 
 # ------------------------------------------------------------------------------------------------- rehearsals
-def _training_figures(results: Path) -> dict:
+def _training_figures(results: Path) -> dict[str, Any]:
     """Median step time and peak memory over a paper's training runs (their metrics.jsonl)."""
     steps, peaks = [], []
     logs = list(results.rglob("models/**/metrics.jsonl"))
@@ -159,7 +165,7 @@ def rehearsal_check(papers: list[str], workdir: Path, data_root: str, cores: int
     cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
            *[f"papers/{p}/all" for p in papers], "--cores", str(cores), "--config", *config]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
-    details: dict = {"command": "snakemake " + " ".join(cmd[5:]), "gpus": gpus}
+    details: dict[str, Any] = {"command": "snakemake " + " ".join(cmd[5:]), "gpus": gpus}
     jobs = re.search(r"^total\s+(\d+)$", proc.stdout + proc.stderr, flags=re.M)
     details["jobs"] = int(jobs.group(1)) if jobs else None
     for p in papers:
@@ -181,7 +187,7 @@ def mfu_check(device: str, out: Path) -> Check:
 
 
 # ----------------------------------------------------------------------------------------------------- report
-def report(env: dict, checks: list[Check], out: Path) -> None:
+def report(env: dict[str, Any], checks: list[Check], out: Path) -> None:
     lines = [f"# GPU acceptance: {env.get('gpu', 'CPU (the fallback that keeps the script from rotting)')}", "",
              "Written by `scripts/gpu_acceptance.sh` (common/rehearsal/acceptance.py). "
              + ("**All checks passed.**" if all(c.passed for c in checks) else "**Some checks FAILED** (below)."), "",

@@ -31,18 +31,22 @@ import tarfile
 import urllib.parse
 import zipfile
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any, Literal
 
+from common.config import LEADERBOARD, load_config, papers
 from common.data import download as dl
 from common.io import write_json
 from common.rehearsal import phrasebook as pb
 
 log = logging.getLogger(__name__)
 LINES = 60  # sentences per training file and per test set: enough for every split and sampler, seconds to read
+TarMode = Literal["w", "w:gz", "w:bz2", "w:xz"]
 
 
 # --------------------------------------------------------------------------- containers
-def zip_bytes(members: dict[str, bytes | str]) -> bytes:
+def zip_bytes(members: Mapping[str, bytes | str]) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
         for name, data in members.items():  # a fixed time stamp: the same members make the same bytes
@@ -50,7 +54,7 @@ def zip_bytes(members: dict[str, bytes | str]) -> bytes:
     return buf.getvalue()
 
 
-def tar_bytes(members: dict[str, bytes | str], mode: str = "w:gz") -> bytes:
+def tar_bytes(members: Mapping[str, bytes | str], mode: TarMode = "w:gz") -> bytes:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode=mode) as t:
         for name, data in members.items():
@@ -61,17 +65,19 @@ def tar_bytes(members: dict[str, bytes | str], mode: str = "w:gz") -> bytes:
     return buf.getvalue()
 
 
-def container(name: str, members: dict[str, bytes | str]) -> bytes:
+def container(name: str, members: Mapping[str, bytes | str]) -> bytes:
     """An archive of the kind its file name says (``.zip``, ``.tar.gz`` / ``.tgz``, ``.tar.bz2``, ``.tar``)."""
     if name.endswith(".zip"):
         return zip_bytes(members)
-    for suffix, mode in ((".tar.gz", "w:gz"), (".tgz", "w:gz"), (".tar.bz2", "w:bz2"), (".tar", "w")):
+    modes: tuple[tuple[str, TarMode], ...] = ((".tar.gz", "w:gz"), (".tgz", "w:gz"), (".tar.bz2", "w:bz2"),
+                                              (".tar", "w"))
+    for suffix, mode in modes:
         if name.endswith(suffix):
             return tar_bytes(members, mode)
     raise ValueError(f"{name}: not an archive name")
 
 
-def lines(rows) -> str:
+def lines(rows: Iterable[str]) -> str:
     return "".join(f"{r}\n" for r in rows)
 
 
@@ -172,7 +178,7 @@ def glue_nli(m: Mirror, res: dl.Resource, member: str) -> None:
 
 
 # --------------------------------------------------------------------------- per corpus kind
-def paper(m: Mirror, spec: dict) -> None:
+def paper(m: Mirror, spec: dict[str, Any]) -> None:
     """DAP (common.data.corpus_paper.prepare_paper): OPUS bitext, Tatoeba, BUCC, XNLI, MultiNLI."""
     for i, xx in enumerate(spec["opus_languages"]):
         # the first corpus of each language, and every corpus for the first language; the rest are 404s, which the
@@ -188,7 +194,7 @@ def paper(m: Mirror, spec: dict) -> None:
     m.fault(dl.xnli(), "503")
 
 
-def paper_enzh(m: Mirror, spec: dict, experiment: str) -> None:
+def paper_enzh(m: Mirror, spec: dict[str, Any], experiment: str) -> None:
     """MoCo-BERT (common.data.corpus_enzh): OPUS zh-en corpora, CWMT placed by hand, Tatoeba cmn, BUCC zh, NLI."""
     for c in spec["corpora"]:
         if c["kind"] == "opus":
@@ -203,7 +209,7 @@ def paper_enzh(m: Mirror, spec: dict, experiment: str) -> None:
     glue_nli(m, dl.snli(), "snli_1.0/snli_1.0_train.txt")
 
 
-def paper_vmsst(m: Mirror, spec: dict) -> None:
+def paper_vmsst(m: Mirror, spec: dict[str, Any]) -> None:
     """VMSST (common.data.corpus_vmsst): OPUS bitext with English and Spanish pivots, Tatoeba (all 112), BUCC,
     PAQ, NQ and MKQA questions."""
     for lang in spec["languages"]:
@@ -231,7 +237,7 @@ def paper_vmsst(m: Mirror, spec: dict) -> None:
     m.fault(dl.paq(), "cut")
 
 
-def paper_hictl(m: Mirror, spec: dict, experiment: str) -> None:
+def paper_hictl(m: Mirror, spec: dict[str, Any], experiment: str) -> None:
     """HICTL (common.data.corpus_hictl): OPUS bitext (Table 8), CC-100, the XTREME tasks, Tatoeba, BUCC and the
     NMT data of section 4.2."""
     from common.data import xtreme
@@ -269,7 +275,7 @@ def squad_json(lang: str, key: str, n: int, with_id: str = "") -> str:
     return json.dumps({"version": "1.1", "data": paras}, ensure_ascii=False)
 
 
-def _xtreme_tasks(m: Mirror, x: dict, experiment: str) -> None:
+def _xtreme_tasks(m: Mirror, x: dict[str, Any], experiment: str) -> None:
     from common.data import xtreme
 
     langs = x["pawsx_languages"]
@@ -340,12 +346,13 @@ def _panx(lang: str, key: str, n: int) -> str:
 
 
 # --------------------------------------------------------------------------- translation (HICTL section 4.2)
-def translation(m: Mirror, spec: dict, experiment: str) -> None:
+def translation(m: Mirror, spec: dict[str, Any], experiment: str) -> None:
     """Every archive the declarations of :mod:`common.data.translation_paper` read for ``spec``'s languages, with
     each declared member in its declared format; the files to place by hand go to ``manual/``."""
     from common.data import translation_paper as tp
 
-    members: dict[dl.Resource, dict[str, tuple[str, list]]] = defaultdict(dict)  # resource -> member -> (fmt, rows)
+    # resource -> member -> (fmt, rows)
+    members: dict[dl.Resource, dict[str, tuple[str, list[Any]]]] = defaultdict(dict)
     for xx in spec["languages"]:
         lang = tp.LANGUAGES[xx]
         sets = [s for s in (lang.train, *(ts for n, ts in lang.alternatives.items()
@@ -373,7 +380,7 @@ def translation(m: Mirror, spec: dict, experiment: str) -> None:
             m.put(res, _pack(file_name, encoded))
 
 
-def _side_file(member: str, fmt: str, rows: list) -> bytes:
+def _side_file(member: str, fmt: str, rows: list[Any]) -> bytes:
     """One side's file in its declared format (``tsv``: the two-column file of both sides)."""
     if fmt == "tsv":
         text = lines(f"{a}\t{b}" for a, b in rows)
@@ -395,14 +402,13 @@ def _pack(file_name: str, members: dict[str, bytes]) -> bytes:
 
 
 # --------------------------------------------------------------------------- building
-EXPERIMENTS = ("dap", "moco", "hictl", "vmsst", "leaderboard")
+EXPERIMENTS = (*papers("rehearsal"), LEADERBOARD)  # every paper with a rehearsal config, and the leaderboard
 
 
-def populate(m: Mirror, experiments=EXPERIMENTS, scale: str = "rehearsal") -> list[str]:
+def populate(m: Mirror, experiments: Iterable[str] = EXPERIMENTS, scale: str = "rehearsal") -> list[str]:
     """Add every download of the experiments' configs at ``scale`` to ``m`` (corpora and hand-placed files); returns
     the pinned Hub models they load. At ``rehearsal`` this is the mirror's content; a :class:`Listing` at ``paper``
     is what ``common.workflow.preflight`` checks."""
-    from common.config import load_config
     from common.models import hub
 
     models: list[str] = []
@@ -439,7 +445,7 @@ class Listing(Mirror):
         self.manual_files[experiment].append(relative)
 
 
-def build(out: Path, data_root: Path, experiments=EXPERIMENTS) -> Mirror:
+def build(out: Path, data_root: Path, experiments: Iterable[str] = EXPERIMENTS) -> Mirror:
     """The mirror of every experiment's rehearsal config (corpora, manual files and Hub checkpoints)."""
     from common.models import hub
     from common.rehearsal import checkpoints

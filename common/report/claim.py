@@ -46,8 +46,9 @@ def task_side(label: str, method: str, task: str, init: str | None = None, seeds
         langs = languages(ctx) if callable(languages) else languages
         if langs is not None and not langs:
             raise NotApplicable(f"{label}: no languages to score {task} on")
-        return ctx.store.item_metrics(method, task, init, list(seeds) if seeds is not None else None,
-                                      list(langs) if langs is not None else None)
+        metrics: PerSeed = ctx.store.item_metrics(method, task, init, list(seeds) if seeds is not None else None,
+                                                  list(langs) if langs is not None else None)
+        return metrics
     return Side(label, measure)
 
 
@@ -99,7 +100,7 @@ def evaluate(claims: Sequence[Claim], ctx: Any) -> list[tuple[ClaimRecord, Stat 
     """Each claim's record and its two sides' cells (mean ± sd over seeds); a claim whose data this scale lacks
     (:class:`NotApplicable`) gets a record saying why and no cells. Ids must be unique."""
     seen: set[str] = set()
-    out = []
+    out: list[tuple[ClaimRecord, Stat | float | None, Stat | float | None]] = []
     for c in claims:
         if c.id in seen:
             raise ValueError(f"claim id {c.id!r} of {c.paper} declared twice")

@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.stats import rankdata
@@ -71,8 +72,7 @@ class Clusters:
     each item's cluster. ``items(draw)`` maps drawn cluster numbers to the item indices they hold."""
 
     def __init__(self, ids: Sequence[int]):
-        ids = np.asarray(ids)
-        _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+        _, first, inverse = np.unique(np.asarray(ids), return_index=True, return_inverse=True)
         order = np.argsort(first)  # clusters numbered in order of first appearance
         rank = np.empty_like(order)
         rank[order] = np.arange(len(order))
@@ -88,11 +88,13 @@ class Clusters:
         sizes = self.sizes[draw]
         ends = np.cumsum(sizes)
         offsets = np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - sizes, sizes)
-        return self.flat[np.repeat(self.starts[draw], sizes) + offsets]
+        items: np.ndarray = self.flat[np.repeat(self.starts[draw], sizes) + offsets]
+        return items
 
 
 def _bits(s: str) -> np.ndarray:
-    return np.frombuffer(s.encode(), dtype=np.uint8) == ord("1")
+    bits: np.ndarray = np.frombuffer(s.encode(), dtype=np.uint8) == ord("1")
+    return bits
 
 
 class MeanOfAccuracies(ItemMetric):
@@ -106,15 +108,17 @@ class MeanOfAccuracies(ItemMetric):
             raise ValueError(f"outcomes tied in groups of {tied} need the same items in each group")
         self.strata = [len(o) for o in self.ok[::tied]]
 
-    def value(self, idx=None) -> float:
-        idx = [None] * len(self.ok) if idx is None else [i for i in idx for _ in range(self.tied)]
-        return 100.0 * float(np.mean([(ok if i is None else ok[i]).mean() for ok, i in zip(self.ok, idx)]))
+    def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
+        per: list[np.ndarray | None] = ([None] * len(self.ok) if idx is None
+                                        else [i for i in idx for _ in range(self.tied)])
+        return 100.0 * float(np.mean([(ok if i is None else ok[i]).mean() for ok, i in zip(self.ok, per)]))
 
-    def values(self, draws):
+    def values(self, draws: Sequence[np.ndarray]) -> np.ndarray:
         if type(self) is not MeanOfAccuracies:  # a subclass maps its draws to items: the general path
             return super().values(draws)
         draws = [d for d in draws for _ in range(self.tied)]
-        return 100.0 * np.mean([ok[d].mean(1) for ok, d in zip(self.ok, draws)], axis=0)  # (R,)
+        out: np.ndarray = 100.0 * np.mean([ok[d].mean(1) for ok, d in zip(self.ok, draws)], axis=0)  # (R,)
+        return out
 
 
 class AlignedAccuracies(MeanOfAccuracies):
@@ -129,7 +133,7 @@ class AlignedAccuracies(MeanOfAccuracies):
             raise ValueError(f"{len(self.clusters.flat)} cluster ids for {n} items")
         self.strata = [len(self.clusters)]
 
-    def value(self, idx=None) -> float:
+    def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
         return super().value(None if idx is None else [self.clusters.items(idx[0])])
 
 
@@ -142,17 +146,17 @@ class AlignedMeans(ItemMetric):
         self.aligned = len({len(x) for x in self.v}) == 1
         self.strata = [len(self.v[0])] if self.aligned else [len(x) for x in self.v]
 
-    def value(self, idx=None) -> float:
+    def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
         if idx is not None and self.aligned:
             idx = [idx[0]] * len(self.v)
-        return 100.0 * float(np.mean([(x if idx is None else x[i]).mean() for x, i in
-                                      zip(self.v, idx or [None] * len(self.v))]))
+        parts: Sequence[np.ndarray | None] = idx if idx else [None] * len(self.v)
+        return 100.0 * float(np.mean([(x if idx is None else x[i]).mean() for x, i in zip(self.v, parts)]))
 
 
 class MeanF1(ItemMetric):
     """Mean over language pairs of BUCC F1 from per-source-sentence outcomes (gold, true / false positive)."""
 
-    def __init__(self, pairs: Sequence[dict]):
+    def __init__(self, pairs: Sequence[Mapping[str, str]]):
         self.pairs = [(_bits(p["gold"]), _bits(p["tp"]), _bits(p["fp"])) for p in pairs]
         self.strata = [len(g) for g, _, _ in self.pairs]
 
@@ -161,9 +165,9 @@ class MeanF1(ItemMetric):
         t, f, g = tp.sum(), fp.sum(), gold.sum()
         return 100.0 * 2 * t / (t + f + g) if t + f + g else 0.0  # = 2PR / (P + R)
 
-    def value(self, idx=None) -> float:
-        idx = idx or [slice(None)] * len(self.pairs)
-        return float(np.mean([self.f1(g[i], t[i], f[i]) for (g, t, f), i in zip(self.pairs, idx)]))
+    def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
+        parts: Sequence[np.ndarray | slice] = idx if idx else [slice(None)] * len(self.pairs)
+        return float(np.mean([self.f1(g[i], t[i], f[i]) for (g, t, f), i in zip(self.pairs, parts)]))
 
 
 class MeanOfRatios(ItemMetric):
@@ -181,16 +185,16 @@ class MeanOfRatios(ItemMetric):
         den = c[:, 1].sum()
         return 100.0 * c[:, 0].sum() / den if den else 0.0
 
-    def value(self, idx=None) -> float:
-        idx = idx or [slice(None)] * len(self.c)
-        return float(np.mean([self.ratio(c[i]) for c, i in zip(self.c, idx)]))
+    def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
+        parts: Sequence[np.ndarray | slice] = idx if idx else [slice(None)] * len(self.c)
+        return float(np.mean([self.ratio(c[i]) for c, i in zip(self.c, parts)]))
 
 
 class StsWeightedSpearman(ItemMetric):
     """SentEval "wmean" per dataset (subset-size-weighted Spearman x100), averaged over datasets; a stratum per
     subset. ``datasets``: name -> subset -> {"pred": [...], "gold": [...]}."""
 
-    def __init__(self, datasets: dict[str, dict[str, dict]]):
+    def __init__(self, datasets: Mapping[str, Mapping[str, Mapping[str, Sequence[float]]]]):
         self.groups = [[(np.asarray(s["pred"]), np.asarray(s["gold"])) for s in subsets.values()]
                        for subsets in datasets.values()]
         self.strata = [len(p) for subsets in self.groups for p, _ in subsets]
@@ -202,7 +206,7 @@ class StsWeightedSpearman(ItemMetric):
         den = np.sqrt((a * a).sum() * (b * b).sum())
         return 100.0 * float((a * b).sum() / den) if den else 0.0
 
-    def value(self, idx=None) -> float:
+    def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
         it = iter(idx) if idx is not None else None
         means = []
         for subsets in self.groups:
@@ -219,7 +223,7 @@ class MeanPearson(ItemMetric):
     """Mean over groups of the mean Pearson r x 100 of each group's sets (VMSST's English STS: a group per year;
     cross-lingual STS: one group); a stratum per set."""
 
-    def __init__(self, groups: Sequence[Sequence[dict]]):
+    def __init__(self, groups: Sequence[Sequence[Mapping[str, Sequence[float]]]]):
         self.groups = [[(np.asarray(s["pred"]), np.asarray(s["gold"])) for s in sets] for sets in groups]
         self.strata = [len(p) for sets in self.groups for p, _ in sets]
 
@@ -229,7 +233,7 @@ class MeanPearson(ItemMetric):
         den = np.sqrt((a * a).sum() * (b * b).sum())
         return 100.0 * float((a * b).sum() / den) if den else 0.0
 
-    def value(self, idx=None) -> float:
+    def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
         it = iter(idx) if idx is not None else None
         means = []
         for sets in self.groups:
@@ -248,7 +252,7 @@ class Combined(ItemMetric):
         self.metrics, self.weights = list(metrics), list(weights)
         self.strata = [n for m in self.metrics for n in m.strata]
 
-    def value(self, idx=None) -> float:
+    def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
         total, start = 0.0, 0
         for m, w in zip(self.metrics, self.weights):
             part = None if idx is None else idx[start:start + len(m.strata)]
@@ -265,7 +269,7 @@ class Gap(ItemMetric):
             raise ValueError("a difference needs both metrics on the same items")
         self.a, self.b, self.strata = a, b, a.strata
 
-    def value(self, idx=None) -> float:
+    def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
         return self.b.value(idx) - self.a.value(idx)
 
 
@@ -273,18 +277,18 @@ class CorpusBleu(ItemMetric):
     """Corpus BLEU recomputed on a resample of the test sentences, from the per-sentence statistics of the result's
     main score (sacreBLEU's with exponential smoothing, or multi-bleu's without)."""
 
-    def __init__(self, result: dict):
+    def __init__(self, result: Mapping[str, Any]):
         self.stats = np.asarray(result["items"])
         self.smoothing = result.get("items_smoothing", "exp")
         self.strata = [len(self.stats)]
 
-    def value(self, idx=None) -> float:
+    def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
         from common.nmt.bleu import bleu_from_statistics  # sacreBLEU: only where BLEU is scored
 
         return bleu_from_statistics(self.stats if idx is None else self.stats[idx[0]], self.smoothing)
 
 
-def item_metric(task_type: str, scores: dict, languages: Sequence[str] | None = None) -> ItemMetric:
+def item_metric(task_type: str, scores: Mapping[str, Any], languages: Sequence[str] | None = None) -> ItemMetric:
     """The main metric of one results JSON, recomputable on resampled items (optionally over a subset of
     its languages / language pairs)."""
     if task_type == "sts-en":
@@ -366,7 +370,7 @@ def _interval(b: Sequence[ItemMetric], a: Sequence[ItemMetric] | None, replicate
         v_seed = float(point.var(ddof=1)) / n
         v_each = float(boot.var(0, ddof=1).mean()) if replicates > 1 else 0.0
         v_items = max(0.0, v_mean - (v_each - v_mean) / (n - 1))  # item-by-seed noise is in v_seed already
-        df = n - 1
+        df: float = n - 1
     else:  # one seed: nothing says how much another seed would move; the items' part only
         v_seed, v_items, df = 0.0, v_mean, math.inf
     t, z = float(student_t.ppf(0.5 + level / 2, df)), float(student_t.ppf(0.5 + level / 2, math.inf))
@@ -382,13 +386,13 @@ def paired_difference(a: PerSeed, b: PerSeed, replicates: int = 1000, seed: int 
     ``a`` and ``b`` map seed ids to metrics (:meth:`common.report.results.ResultStore.item_metrics`): the seeds
     both systems have are paired, id with id, and the others left out (a system run on more seeds than its
     baseline); two lists are paired by position (simulations, one-seed rows)."""
-    if isinstance(a, Mapping) != isinstance(b, Mapping):
-        raise TypeError("pair two seed -> metric mappings, or two lists")
-    if isinstance(a, Mapping):
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
         shared = sorted(a.keys() & b.keys())
         if not shared:
             raise ValueError(f"no seed in common: A has seeds {sorted(a)}, B {sorted(b)}")
         a, b = [a[k] for k in shared], [b[k] for k in shared]
+    elif isinstance(a, Mapping) or isinstance(b, Mapping):
+        raise TypeError("pair two seed -> metric mappings, or two lists")
     if len(a) != len(b) or not a:
         raise ValueError(f"paired seeds needed: {len(a)} against {len(b)}")
     return _interval(list(b), list(a), replicates, seed, level)

@@ -15,6 +15,7 @@ import importlib
 import logging
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from common.config import load_config
 from common.io import atomic_write, read_json, write_json
@@ -32,17 +33,17 @@ def papers(root: Path = ROOT) -> list[str]:
     return sorted(p.parent.name for p in (root / "papers").glob("*/claims.py"))
 
 
-def declared(paper: str, cfg: dict) -> list[tuple[Claim, str]]:
+def declared(paper: str, cfg: dict[str, Any]) -> list[tuple[Claim, str]]:
     """A paper's claims at the config's scale, each with the report file its verdict goes to."""
     module = importlib.import_module(f"papers.{paper}.claims")
     return [(c, report) for fn, report in REPORTS.items() if hasattr(module, fn) for c in getattr(module, fn)(cfg)]
 
 
-def index(scale: str, figures: Path, root: Path = ROOT) -> tuple[Table, list[dict]]:
+def index(scale: str, figures: Path, root: Path = ROOT) -> tuple[Table, list[dict[str, Any]]]:
     """The index table (one row per declared claim) and its records."""
-    records: list[dict] = []
+    records: list[dict[str, Any]] = []
     for paper in papers(root):
-        found: dict[tuple[str, str], dict] = {}
+        found: dict[tuple[str, str], dict[str, Any]] = {}
         for report in REPORTS.values():
             path = figures / paper / scale / report
             if path.exists():

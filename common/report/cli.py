@@ -10,14 +10,15 @@ from __future__ import annotations
 import argparse
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from common.io import read_json
 from common.report import curves, vocabulary_table
+from common.report.context import ReportContext
 from common.report.index import write_index
 from common.report.results import ResultStore
 from common.report.specs import TableSpec
@@ -27,25 +28,14 @@ from common.runs import RunRegistry
 log = logging.getLogger(__name__)
 
 
-@dataclass
-class ReportContext:
-    experiment: str
-    scale: str
-    cfg: dict
-    store: ResultStore
-    manifest: dict
-    reported: dict
-    results: Path
-
-
 Figure = Callable[[Path], list[Path]]
 Build = Callable[[ReportContext], tuple[list[Table | TableSpec], dict[str, Figure]]]
 
 
-def main(experiment: str, title: str, load_config: Callable[[str], dict], registry: Callable[[dict], RunRegistry],
-         build: Build, reported: Path | None, argv: list[str] | None = None,
-         options: Callable[[argparse.ArgumentParser], None] | None = None,
-         adjust: Callable[[dict, argparse.Namespace], None] | None = None) -> None:
+def main(experiment: str, title: str, load_config: Callable[[str], dict[str, Any]],
+         registry: Callable[[dict[str, Any]], RunRegistry], build: Build, reported: Path | None,
+         argv: list[str] | None = None, options: Callable[[argparse.ArgumentParser], None] | None = None,
+         adjust: Callable[[dict[str, Any], argparse.Namespace], None] | None = None) -> None:
     """``options`` adds experiment-specific arguments; ``adjust`` applies them to the loaded config
     (so the report's run registry is the one the workflow built)."""
     p = argparse.ArgumentParser(description=f"Regenerate every {title} table and figure from the results")
@@ -67,11 +57,11 @@ def main(experiment: str, title: str, load_config: Callable[[str], dict], regist
         figures = {**figures, curves.FIGURE: partial(curves.learning_curve_figure, ctx)}
     if vocabulary_table.extended(cfg):  # pieces per word before and after an extended vocabulary
         tables = [*tables, vocabulary_table.vocabulary_table(cfg, ctx.results)]
-    tables = [t.render(ctx.store) if isinstance(t, TableSpec) else t for t in tables]
+    rendered = [t.render(ctx.store) if isinstance(t, TableSpec) else t for t in tables]
     out = Path(a.out)
-    written = [path for t in tables for path in write_table(t, out)]
+    written = [path for t in rendered for path in write_table(t, out)]
     for draw in figures.values():
         written += draw(out)
     target = "leaderboard/all" if experiment == "leaderboard" else f"papers/{experiment}/all"
-    written.append(write_index(out, target, title, a.scale, tables, list(figures)))
+    written.append(write_index(out, target, title, a.scale, rendered, list(figures)))
     log.info("wrote %d files to %s", len(written), out)

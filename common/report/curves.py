@@ -6,8 +6,13 @@ evaluation and step 0 the untrained encoder's (the ``init`` run) where the regis
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from common.eval.results import read_result
+
+if TYPE_CHECKING:
+    from common.report.context import ReportContext
+    from common.runs import RunRegistry
 
 FIGURE = "figure_learning_curve"
 
@@ -17,18 +22,18 @@ def point_path(results: Path | str, init: str, method: str, seed: int, step: int
     return f"{results}/curve/{init}/{method}/seed{seed}/step{step}/{task}.json"
 
 
-def curve_steps(cfg: dict) -> list[int]:
+def curve_steps(cfg: dict[str, Any]) -> list[int]:
     """The configured snapshot steps before the run's last (the last point is the run's own evaluation)."""
     return [s for s in cfg["learning_curve"]["steps"] if s < int(cfg["training"]["max_steps"])]
 
 
-def on_curve(cfg: dict, method: str, init: str) -> bool:
+def on_curve(cfg: dict[str, Any], method: str, init: str) -> bool:
     """Whether run (method, init) is drawn: a curve method on the first encoder setting."""
     curve = cfg.get("learning_curve")
-    return bool(curve) and method in curve["methods"] and init == next(iter(cfg["encoders"]))
+    return bool(curve and method in curve["methods"] and init == next(iter(cfg["encoders"])))
 
 
-def point_paths(cfg: dict, registry, results: str) -> list[str]:
+def point_paths(cfg: dict[str, Any], registry: RunRegistry, results: str) -> list[str]:
     """Every snapshot evaluation the figure reads (the workflow's targets)."""
     if not cfg.get("learning_curve"):
         return []
@@ -37,16 +42,16 @@ def point_paths(cfg: dict, registry, results: str) -> list[str]:
             for s in curve_steps(cfg)]
 
 
-def curve_points(ctx) -> dict[tuple[str, int], list[tuple[int, float]]]:
+def curve_points(ctx: ReportContext) -> dict[tuple[str, int], list[tuple[int, float]]]:
     """(method, seed) -> [(step, the task's main score)] from step 0 (where known) to the run's last step."""
     spec = ctx.cfg["learning_curve"]
     init, task = next(iter(ctx.cfg["encoders"])), spec["task"]
     store, last = ctx.store, int(ctx.cfg["training"]["max_steps"])
     steps = curve_steps(ctx.cfg)
-    start = []
+    start: list[tuple[int, float]] = []
     if any(r.method == "init" and r.init == init and task in r.tasks for r in store.registry):
         start = [(0, store.values("init", task, "main_score", init)[0])]
-    out = {}
+    out: dict[tuple[str, int], list[tuple[int, float]]] = {}
     for method in spec["methods"]:
         for seed in store.registry.seeds(method, init):
             points = [(s, read_result(point_path(ctx.results, init, method, seed, s, task)).scores["main_score"])
@@ -56,7 +61,7 @@ def curve_points(ctx) -> dict[tuple[str, int], list[tuple[int, float]]]:
     return out
 
 
-def learning_curve_figure(ctx, out: Path, labels: dict[str, str] | None = None) -> list[Path]:
+def learning_curve_figure(ctx: ReportContext, out: Path, labels: dict[str, str] | None = None) -> list[Path]:
     """The figure: one panel, a colour per method, a line per seed."""
     from common.report.figures import plt, save  # matplotlib only where a figure is drawn (the rules import this)
 

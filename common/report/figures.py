@@ -3,15 +3,20 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+__all__ = ["panels", "plt", "save"]  # plt: pyplot with the Agg backend, for the reports that draw their own figures
 
 
-def save(fig, out_base: str | Path) -> list[Path]:
+def save(fig: Figure, out_base: str | Path) -> list[Path]:
     out_base = Path(out_base)
     out_base.parent.mkdir(parents=True, exist_ok=True)
     paths = []
@@ -26,8 +31,9 @@ def save(fig, out_base: str | Path) -> list[Path]:
     return paths
 
 
-def panels(xs: list, series: dict[str, dict[str, list]], paper_points: dict[str, tuple] | None, xlabel: str,
-           title: str, out_base: str | Path) -> list[Path]:
+def panels(xs: Sequence[Any], series: Mapping[str, Mapping[str, Sequence[Any]]],
+           paper_points: Mapping[str, tuple[float, float]] | None, xlabel: str, title: str,
+           out_base: str | Path) -> list[Path]:
     """One panel per metric: our values over ``xs`` (one line per series), the paper's
     reported point(s) as red stars."""
     metrics = list(next(iter(series.values())))

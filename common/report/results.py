@@ -7,6 +7,7 @@ for (dap, scratch) and returns the value at ``scores.groups.36.both`` of each, i
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -18,7 +19,7 @@ from common.report.claims import ItemMetric, item_metric
 from common.runs import Run, RunRegistry
 
 
-def metric(scores: dict, path: str) -> Any:
+def metric(scores: dict[str, Any], path: str) -> Any:
     """The value at a dotted ``path`` of a scores dict (``"per_pair.de-en.test.f1"``)."""
     node: Any = scores
     for part in path.split("."):
@@ -28,9 +29,9 @@ def metric(scores: dict, path: str) -> Any:
     return node
 
 
-def mean(values: list) -> float | None:
-    values = [v for v in values if v is not None]
-    return statistics.fmean(values) if values else None
+def mean(values: Iterable[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.fmean(present) if present else None
 
 
 @dataclass(frozen=True)
@@ -42,12 +43,12 @@ class Stat:
     n: int
 
 
-def stat(values: list) -> Stat | float | None:
+def stat(values: Iterable[float | None]) -> Stat | float | None:
     """Mean ± standard deviation over seeds; a single value (one seed) stays a plain number."""
-    values = [v for v in values if v is not None]
-    if len(values) < 2:
-        return values[0] if values else None
-    return Stat(statistics.fmean(values), statistics.stdev(values), len(values))
+    present = [v for v in values if v is not None]
+    if len(present) < 2:
+        return present[0] if present else None
+    return Stat(statistics.fmean(present), statistics.stdev(present), len(present))
 
 
 def seed_stat(metrics: dict[int, ItemMetric]) -> Stat | float | None:
@@ -63,7 +64,7 @@ class ResultStore:
         return self.root / "eval" / run.init / run.method / f"seed{run.seed}" / f"{task}.json"
 
     @cache  # noqa: B019 -- one store per report process; the files do not change under it
-    def _read(self, path: Path) -> dict:
+    def _read(self, path: Path) -> dict[str, Any]:
         return read_result(path).scores
 
     def _init(self, init: str | None) -> str:
@@ -78,7 +79,8 @@ class ResultStore:
             raise KeyError(f"no seed of run ({method}, {init}) is scored on {task!r}")
         return seeds
 
-    def scores(self, method: str, task: str, init: str | None = None, seeds: list[int] | None = None) -> list[dict]:
+    def scores(self, method: str, task: str, init: str | None = None,
+               seeds: list[int] | None = None) -> list[dict[str, Any]]:
         """The scores of :meth:`seeds_scored`, or of the given seeds, in that order."""
         init = self._init(init)
         seeds = self.seeds_scored(method, task, init) if seeds is None else seeds
@@ -102,7 +104,7 @@ class ResultStore:
     def stat(self, method: str, task: str, path: str = "main_score", init: str | None = None) -> Stat | float | None:
         return stat(self.values(method, task, path, init))
 
-    def first(self, method: str, task: str, init: str | None = None) -> dict:
+    def first(self, method: str, task: str, init: str | None = None) -> dict[str, Any]:
         """The scores of the first registered seed (analysis runs have one)."""
         init = self._init(init)
         return self.scores(method, task, init, self.registry.seeds(method, init)[:1])[0]

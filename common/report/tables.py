@@ -10,6 +10,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from common.io import atomic_write, write_json
 
@@ -19,19 +20,19 @@ class Table:
     name: str
     caption: str
     columns: list[str]
-    rows: list[list]
+    rows: list[list[Any]]
     notes: list[str] = field(default_factory=list)
-    records: list[dict] | None = None  # a table of typed records (the claims) also writes them as <name>.json
+    records: list[dict[str, Any]] | None = None  # a table of typed records (the claims) also writes them as <name>.json
 
 
-def departures_note(cfg: dict) -> str:
+def departures_note(cfg: dict[str, Any]) -> str:
     """A scale's declared departures from its paper (the config's ``departures``), as a sentence for a table's
     notes; empty when it declares none."""
     items = [" ".join(d.split()) for d in cfg.get("departures", [])]
     return (" Departures from the paper: " + " ".join(f"({i}) {d}" for i, d in enumerate(items, 1))) if items else ""
 
 
-def leakage_note(manifest: dict) -> str:
+def leakage_note(manifest: dict[str, Any]) -> str:
     """The leakage rule's count and, where the corpus took staged parallel sources (``corpus.mini.parallel``), what
     each gave per language: a table says which sources trained its models."""
     leak = manifest["leakage"]
@@ -44,7 +45,7 @@ def leakage_note(manifest: dict) -> str:
     return text
 
 
-def fmt(value, digits: int = 1) -> str:
+def fmt(value: Any, digits: int = 1) -> str:
     if value is None:
         return "–"
     if isinstance(value, float):

@@ -5,6 +5,7 @@ per sentence: they have no spaces)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from common.io import read_json
 from common.models import tokenizer_sides
@@ -13,13 +14,14 @@ from common.report.tables import Table
 NAME = "table_vocabulary"
 
 
-def extended(cfg: dict) -> list[str]:
+def extended(cfg: dict[str, Any]) -> list[str]:
     """The encoder settings whose vocabulary the workflow extends."""
     return [init for init, enc in cfg["encoders"].items() if enc and enc.get("vocabulary")]
 
 
-def vocabulary_table(cfg: dict, results: Path | str) -> Table:
-    rows, notes = [], []
+def vocabulary_table(cfg: dict[str, Any], results: Path | str) -> Table:
+    rows: list[list[Any]] = []
+    notes: list[str] = []
     for init in extended(cfg):
         folder = Path(tokenizer_sides.folder(str(results), init, cfg["encoders"][init]))
         saved = read_json(folder / "vocabulary.json")

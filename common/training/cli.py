@@ -17,7 +17,7 @@ import logging
 import os
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -53,7 +53,7 @@ class Built:
     """What a recipe builds for one run."""
 
     model: nn.Module
-    collate: Callable[[list, torch.Generator], dict]
+    collate: Callable[[list[Any], torch.Generator], dict[str, Any]]
     save: Callable[[nn.Module, Path], None]  # writes the embedder folder (rank 0, after training)
     method: dict[str, Any] = field(default_factory=dict)  # resolved method settings, saved beside the model
     training_overrides: dict[str, Any] = field(default_factory=dict)  # e.g. a variant's own batch size
@@ -62,12 +62,13 @@ class Built:
 class Recipe(Protocol):
     paper: str
 
-    def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> list: ...
+    def examples(self, cfg: dict[str, Any], run: RunArguments, manifest: dict[str, Any]) -> Sequence[Any]: ...
 
-    def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: list) -> Built: ...
+    def build(self, cfg: dict[str, Any], run: RunArguments, manifest: dict[str, Any],
+              examples: Sequence[Any]) -> Built: ...
 
 
-def snapshotter(run: RunArguments, built: Built, resolved: dict) -> Callable[[int], None]:
+def snapshotter(run: RunArguments, built: Built, resolved: dict[str, Any]) -> Callable[[int], None]:
     """Rank 0 saves the model as an embedder folder at each of ``run.snapshot_steps``, under
     ``<output_dir>/snapshots/step<N>/`` (written beside, then renamed: a folder that exists is complete)."""
     steps = set(run.snapshot_steps)

@@ -34,7 +34,7 @@ from torch.utils.checkpoint import checkpoint
 log = logging.getLogger(__name__)
 
 
-def _rows(args: tuple, kwargs: dict) -> int | None:
+def _rows(args: tuple[Any, ...], kwargs: dict[str, Any]) -> int | None:
     sizes = {v.shape[0] for v in (*args, *kwargs.values()) if torch.is_tensor(v) and v.ndim > 0}
     if len(sizes) > 1:
         raise ValueError(f"grad cache: the tensor arguments disagree on the batch size ({sorted(sizes)})")

@@ -24,7 +24,7 @@ VOLATILE = ("elapsed_s", "examples_per_s", "peak_memory_mb")
 def peak_memory_mb(device: torch.device) -> float:
     """Peak memory of this rank: allocated on its GPU, or the process's resident set on the CPU."""
     if device.type == "cuda":
-        return torch.cuda.max_memory_allocated(device) / 2**20
+        return float(torch.cuda.max_memory_allocated(device) / 2**20)
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
 
 

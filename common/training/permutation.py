@@ -9,12 +9,15 @@ than ``4 n``, so fewer than four passes are expected per position.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
 
 _M1, _M2, _M3 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 
 
-def _mix(x: np.ndarray, key: np.uint64) -> np.ndarray:
+def _mix(x: NDArray[np.uint64], key: np.uint64) -> NDArray[np.uint64]:
     with np.errstate(over="ignore"):
         x = (x ^ key) * _M1
         x = (x ^ (x >> np.uint64(30))) * _M2
@@ -32,13 +35,13 @@ class FeistelPermutation:
         self.mask = np.uint64((1 << (bits // 2)) - 1)
         self.keys = np.random.SeedSequence(seed).generate_state(rounds, dtype=np.uint64)
 
-    def _once(self, x: np.ndarray) -> np.ndarray:
+    def _once(self, x: NDArray[np.uint64]) -> NDArray[np.uint64]:
         left, right = x >> self.half, x & self.mask
         for key in self.keys:
             left, right = right, left ^ (_mix(right, key) & self.mask)
         return (left << self.half) | right
 
-    def __call__(self, positions: np.ndarray) -> np.ndarray:
+    def __call__(self, positions: NDArray[np.integer[Any]]) -> NDArray[np.int64]:
         """The permuted values at ``positions`` (each in ``[0, n)``), as int64."""
         out = self._once(np.asarray(positions, dtype=np.uint64))
         while (outside := out >= np.uint64(self.n)).any():

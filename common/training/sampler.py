@@ -47,8 +47,10 @@ class StepSampler:
         epoch, b = divmod(step, self.batches_per_epoch)
         perm = self._perm(epoch)
         if isinstance(perm, FeistelPermutation):
-            return perm(np.arange(b * self.batch, (b + 1) * self.batch)).tolist()
-        return perm[b * self.batch:(b + 1) * self.batch].tolist()
+            indices: list[int] = perm(np.arange(b * self.batch, (b + 1) * self.batch)).tolist()
+        else:
+            indices = perm[b * self.batch:(b + 1) * self.batch].tolist()
+        return indices
 
     def local_indices(self, step: int) -> list[int]:
         g = self.global_indices(step)

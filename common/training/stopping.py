@@ -16,12 +16,15 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from types import FrameType
+from typing import Any
 
 log = logging.getLogger(__name__)
 
 EXIT_RESUME = 75  # EX_TEMPFAIL: checkpointed before a limit; rerun the same command to resume
 SIGNALS = (signal.SIGTERM, signal.SIGUSR1)
+_Handler = Callable[[int, FrameType | None], Any] | int | None  # what signal.signal takes and returns
 
 
 def parse_slurm_time(text: str) -> float | None:
@@ -31,7 +34,7 @@ def parse_slurm_time(text: str) -> float | None:
         return None
     days, _, clock = text.rpartition("-")
     parts = [int(p) for p in clock.split(":")]
-    seconds = sum(v * 60 ** i for i, v in enumerate(reversed(parts)))
+    seconds: int = sum(v * 60 ** i for i, v in enumerate(reversed(parts)))
     return seconds + (int(days) * 86400 if days else 0)
 
 
@@ -61,11 +64,11 @@ class StopConditions:
     def __init__(self, deadline: float | None, margin: float):
         self.deadline, self.margin = deadline, margin
         self.signal: int | None = None
-        self._previous = {}
+        self._previous: dict[signal.Signals, _Handler] = {}
 
     def install(self) -> StopConditions:
         """Answer SIGTERM / SIGUSR1 by asking for a stop (the main thread only; a no-op elsewhere)."""
-        def handler(signum, _frame):
+        def handler(signum: int, _frame: FrameType | None) -> None:
             log.warning("received %s: checkpointing at the next step", signal.Signals(signum).name)
             self.signal = signum
 

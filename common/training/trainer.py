@@ -107,7 +107,8 @@ class TrainingArguments:
     stop_after: int | None = None  # testing hook: exit (as if killed) after this step
 
     @classmethod
-    def from_config(cls, training: dict, *, output_dir: str, seed: int, **overrides) -> TrainingArguments:
+    def from_config(cls, training: dict[str, Any], *, output_dir: str, seed: int,
+                    **overrides: Any) -> TrainingArguments:
         """From a paper config's ``training`` section (keys absent there take the defaults above;
         keys that are not arguments, such as ``gpus`` or ``max_length``, are ignored);
         ``overrides`` (None values skipped) win over the config."""
@@ -140,7 +141,7 @@ def lr_lambda(args: TrainingArguments) -> Callable[[int], float]:
         if args.lr_schedule == "constant":
             return 1.0
         if args.lr_schedule == "inverse_sqrt":
-            return (max(1, args.warmup_steps) / (step + 1)) ** 0.5
+            return float((max(1, args.warmup_steps) / (step + 1)) ** 0.5)
         progress = (step - args.warmup_steps) / max(1, args.max_steps - args.warmup_steps)
         if args.lr_schedule == "cosine":
             return 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
@@ -169,8 +170,9 @@ def build_optimizer(model: nn.Module, args: TrainingArguments) -> torch.optim.Op
                              fused=True)
 
 
-def _param_groups(model: nn.Module, weight_decay: float) -> list[dict]:
-    decay, no_decay = [], []
+def _param_groups(model: nn.Module, weight_decay: float) -> list[dict[str, Any]]:
+    decay: list[nn.Parameter] = []
+    no_decay: list[nn.Parameter] = []
     for name, p in model.named_parameters():
         if not p.requires_grad:
             continue
@@ -191,7 +193,7 @@ def accumulation_steps(args: TrainingArguments, world_size: int) -> int:
     return local // args.micro_batch_per_gpu
 
 
-def deepspeed_config(args: TrainingArguments, world_size: int) -> dict:
+def deepspeed_config(args: TrainingArguments, world_size: int) -> dict[str, Any]:
     accum = accumulation_steps(args, world_size)
     return {
         "train_batch_size": args.global_batch_size,
@@ -250,8 +252,9 @@ def forget_deepspeed_groups() -> None:
 
 
 class Trainer:
-    def __init__(self, model: nn.Module, examples: Sequence[Any], collate: Callable[[list, torch.Generator], dict],
-                 args: TrainingArguments, config_to_save: dict | None = None,
+    def __init__(self, model: nn.Module, examples: Sequence[Any],
+                 collate: Callable[[list[Any], torch.Generator], dict[str, Any]],
+                 args: TrainingArguments, config_to_save: dict[str, Any] | None = None,
                  on_step: Callable[[int], None] | None = None):
         """``on_step(step)`` runs on every rank after each optimizer step (e.g. saving a snapshot on rank 0)."""
         self.model, self.examples, self.collate, self.args = model, examples, collate, args
@@ -261,7 +264,7 @@ class Trainer:
         self.ckpt_dir = self.out / "checkpoints"
 
     # ------------------------------------------------------------------ setup
-    def _init_engine(self):
+    def _init_engine(self) -> None:
         import deepspeed
 
         log.info("launcher: %s", ensure_process_group_env())
@@ -357,7 +360,7 @@ class Trainer:
             raise RuntimeError(f"{self.ckpt_dir} holds a run with other training arguments ({', '.join(changed)}); "
                                "delete that folder to start over, or restore the arguments to resume")
 
-    def train(self) -> dict:
+    def train(self) -> dict[str, Any]:
         """Train to ``max_steps`` (or ``stop_after``), resuming from the newest checkpoint; the
         process group is torn down on every exit path (``process_group_teardown``)."""
         try:
@@ -367,7 +370,7 @@ class Trainer:
         finally:
             forget_deepspeed_groups()
 
-    def _train(self) -> dict:
+    def _train(self) -> dict[str, Any]:
         self._check_resumable()
         if self.rank == 0:
             self.out.mkdir(parents=True, exist_ok=True)
@@ -384,7 +387,7 @@ class Trainer:
             self.stop.uninstall()
             metrics.close()
 
-    def _loop(self, step: int, metrics: MetricsLog) -> dict:
+    def _loop(self, step: int, metrics: MetricsLog) -> dict[str, Any]:
         from tqdm import tqdm
 
         bar = tqdm(total=self.args.max_steps, initial=step, disable=self.rank != 0, mininterval=5, desc="train")

@@ -45,7 +45,7 @@ class JobShape:
     resources: dict[str, Any]
 
 
-def shape(training: dict, launcher: str | None = None) -> JobShape:
+def shape(training: dict[str, Any], launcher: str | None = None) -> JobShape:
     """The job shape of ``training``; ``launcher`` (the workflow config's) overrides ``training.launcher``."""
     training = training if launcher is None else {**training, "launcher": launcher}
     gpus, nodes = int(training.get("gpus", 0)), int(training.get("nodes", 1))
@@ -65,15 +65,15 @@ def shape(training: dict, launcher: str | None = None) -> JobShape:
     return JobShape(command, ranks * threads, threads, resources)
 
 
-def launcher(training: dict) -> str:
+def launcher(training: dict[str, Any]) -> str:
     return shape(training).command
 
 
-def resources(training: dict) -> dict:
+def resources(training: dict[str, Any]) -> dict[str, Any]:
     return shape(training).resources
 
 
-def job_resources(cfg: dict, stage: str) -> dict:
+def job_resources(cfg: dict[str, Any], stage: str) -> dict[str, Any]:
     """Memory (MB) and runtime (minutes) of one stage's jobs (``corpus``, ``train``, ``evaluate``)
     from the paper config's ``resources`` section, so each scale asks a cluster for what it needs."""
     return dict(cfg.get("resources", {}).get(stage, {}))
@@ -82,16 +82,16 @@ def job_resources(cfg: dict, stage: str) -> dict:
 CENSUS = Path(__file__).resolve().parents[2] / "figures" / "census" / "paper.json"
 
 
-def census_jobs(experiment: str, path: Path = CENSUS) -> dict[str, dict]:
+def census_jobs(experiment: str, path: Path = CENSUS) -> dict[str, dict[str, Any]]:
     """The census's rows of an experiment's training jobs (``init/method`` -> row; :mod:`common.census`)."""
     if not path.exists():
         return {}
     return {r["job"]: r for r in read_json(path)["jobs"] if r["paper"] == experiment and "error" not in r}
 
 
-def train_resources(cfg: dict, experiment: str, census: Path = CENSUS,
+def train_resources(cfg: dict[str, Any], experiment: str, census: Path = CENSUS,
                     job: Callable[[Any], str] = lambda wc: f"{wc.init}/{wc.method}", ranks: int | None = None,
-                    stage: str = "train") -> dict:
+                    stage: str = "train") -> dict[str, Any]:
     """A job's ``mem_mb`` and ``runtime``: at paper scale the census's figures for that job (its wall time
     on an A100 at the census's MFU, with a margin; host memory for its ranks), so the Slurm profile asks for what
     the census counted; the config's ``resources.<stage>`` for a job the census lacks and at every other scale.
@@ -106,10 +106,10 @@ def train_resources(cfg: dict, experiment: str, census: Path = CENSUS,
     if ranks is None:
         ranks = max(1, int(cfg["training"].get("gpus", 1))) * int(cfg["training"].get("nodes", 1))
 
-    def pick(key: str, fallback: str, per_rank: bool):
+    def pick(key: str, fallback: str, per_rank: bool) -> Callable[[Any], Any]:
         """The census's figure, rescaled when the job runs on other ranks than counted (the ``gpus`` override):
         host memory grows with the ranks of a node, wall time shrinks with all ranks."""
-        def value(wildcards):
+        def value(wildcards: Any) -> Any:
             row = jobs.get(job(wildcards))
             if row is None or key not in row:  # not in the census, or its step not counted (too large here)
                 return base.get(fallback)

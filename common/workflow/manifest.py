@@ -14,7 +14,7 @@ def files_under(path: str) -> list[str]:
     return [str(p)]
 
 
-def write_manifest(out: str | os.PathLike, groups: dict[str, list[str]], header: str) -> int:
+def write_manifest(out: str | os.PathLike[str], groups: dict[str, list[str]], header: str) -> int:
     rows = sorted({(f, rule) for rule, paths in groups.items() for path in paths for f in files_under(path)})
     with atomic_write(out) as fh:
         fh.write(f"# {header}\n# path\tsha256\trule\n")

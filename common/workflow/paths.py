@@ -3,6 +3,7 @@ the paper, encoder initialisation, variant and seed, so runs never overwrite eac
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -42,23 +43,23 @@ class Paths:
         return f"{self.paper_results}/eval/{init}/{variant}/seed{seed}/{task}.json"
 
 
-def mirror_dir(config: dict) -> str | None:
+def mirror_dir(config: dict[str, Any]) -> str | None:
     """The rehearsal's local mirror of every download (built by the top-level ``mirror`` rule), or None."""
     return f"{config['results_root']}/rehearsal/mirror" if config["scale"] == "rehearsal" else None
 
 
-def download_args(config: dict) -> str:
+def download_args(config: dict[str, Any]) -> str:
     """The download source of a corpus or model job: the rehearsal's mirror, a site mirror, or the real hosts."""
     if mirror := mirror_dir(config):
         return f"--mirror {mirror}"
     return f"--base-url {config['download_base_url']}" if config.get("download_base_url") else ""
 
 
-def download_inputs(config: dict) -> list[str]:
+def download_inputs(config: dict[str, Any]) -> list[str]:
     """What a download job waits for: the rehearsal's mirror, when there is one."""
     return [f"{mirror}/done.json"] if (mirror := mirror_dir(config)) else []
 
 
-def model_done(config: dict, folder: str) -> str:
+def model_done(config: dict[str, Any], folder: str) -> str:
     """The completion marker of a pinned checkpoint's download (:mod:`common.models.hub`)."""
     return f"{config['cache_root']}/models/{folder}/done.json"

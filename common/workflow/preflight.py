@@ -37,6 +37,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from common.config import LEADERBOARD, PAPER_SCALES, load_config
 from common.data import download as dl
@@ -96,7 +97,7 @@ def downloads(experiment: str, scale: str, data_root: Path, base_url: str | None
     urls = {name: r.url for name, r in listing.resources.items() if r.revision != MANUAL}
     manual = [f"{manual_dir}/{Path(name).name}" for name, r in listing.resources.items() if r.revision == MANUAL]
     manual += [f"{manual_dir}/{rel}" for rel in listing.manual_files.get(experiment, [])]
-    weights = set()
+    weights: set[str] = set()
     for name in models:
         m = hub.model(name)
         urls.update({f"{m.folder}/{f}": m.url(f) for f in m.files})
@@ -126,7 +127,7 @@ def imports(experiment: str) -> Finding:
     return Finding("imports", not missing, f"{len(modules) - len(missing)} of {len(modules)} modules import", missing)
 
 
-def cluster_nodes() -> list[dict] | None:
+def cluster_nodes() -> list[dict[str, Any]] | None:
     """Slurm's nodes (GPUs from GRES, memory in MB), or None without ``sinfo``."""
     if not shutil.which("sinfo"):
         return None
@@ -142,7 +143,7 @@ def cluster_nodes() -> list[dict] | None:
     return nodes
 
 
-def local_node() -> dict:
+def local_node() -> dict[str, Any]:
     import torch
 
     gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
@@ -151,7 +152,7 @@ def local_node() -> dict:
             "mem_mb": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20}
 
 
-def gpus(cfg: dict, nodes: list[dict], kind: str | None, cpu_ranks: bool = False) -> Finding:
+def gpus(cfg: dict[str, Any], nodes: list[dict[str, Any]], kind: str | None, cpu_ranks: bool = False) -> Finding:
     """Some node has the GPUs a job asks for; ``cpu_ranks`` (the rehearsal): without GPUs the ranks run on the CPU."""
     need = max(int(cfg["training"].get("gpus", 0)), int(cfg.get("nmt", {}).get("recipe", {}).get("gpus", 0)))
     if cpu_ranks and not any(n["gpus"] for n in nodes):
@@ -164,7 +165,7 @@ def gpus(cfg: dict, nodes: list[dict], kind: str | None, cpu_ranks: bool = False
                    [f"{n['name']}: {n['gres'] or 'no GRES'}" for n in nodes])
 
 
-def memory(cfg: dict, nodes: list[dict]) -> Finding:
+def memory(cfg: dict[str, Any], nodes: list[dict[str, Any]]) -> Finding:
     largest = max((n["mem_mb"] for n in nodes), default=0)
     over = [f"{stage}: mem_mb {r['mem_mb']} > {largest} (largest node)"
             for stage, r in cfg.get("resources", {}).items() if r.get("mem_mb", 0) > largest]
@@ -172,7 +173,7 @@ def memory(cfg: dict, nodes: list[dict]) -> Finding:
                    "some stages ask for more memory than any node has", over)
 
 
-def disk(cfg: dict, runs: int, download_bytes: int, weight_bytes: int, roots: list[Path]) -> Finding:
+def disk(cfg: dict[str, Any], runs: int, download_bytes: int, weight_bytes: int, roots: list[Path]) -> Finding:
     keep = int(cfg["training"].get("keep_checkpoints", 2))
     need = 3 * download_bytes + runs * weight_bytes * (3 * keep + 1)
     free = {str(r): shutil.disk_usage(_existing(r)).free for r in roots}
@@ -188,7 +189,7 @@ def _existing(path: Path) -> Path:
     return path
 
 
-def count_runs(experiment: str, cfg: dict) -> int:
+def count_runs(experiment: str, cfg: dict[str, Any]) -> int:
     """Training runs of an experiment (its run registry)."""
     module = "common.leaderboard.methods" if experiment == LEADERBOARD else f"papers.{experiment}.runs"
     return len(list(importlib.import_module(module).registry(cfg)))
@@ -209,7 +210,7 @@ def run(experiment: str, scale: str, data_root: Path, results_root: Path, cache_
     return found + ([census_fit(census_jobs(experiment), gpu_kind)] if scale == "paper" else [])
 
 
-def census_fit(jobs: dict[str, dict], kind: str | None) -> Finding:
+def census_fit(jobs: dict[str, dict[str, Any]], kind: str | None) -> Finding:
     """Every training job's memory per GPU (the census: ``figures/census/paper.json``) fits the GPU it runs on
     (``--gpu-kind``; the A100 80 GB without one)."""
     from common.census.estimate import GPUS

@@ -41,10 +41,12 @@ class DAPModel(nn.Module):
         if rtl_vocabulary is not None and direction != "xx2en":
             raise ValueError("an English-only RTL vocabulary needs direction xx2en (other directions have "
                              "non-English targets)")
-        if "rtl" in objectives and mask_token_id is None:
-            raise ValueError("RTL needs the tokenizer's [MASK] id (mask_token_id): every target slot is a [MASK]")
-        self.rtl = (RTLHead(mlm, rtl_layers, mask_token_id, num_languages if direction != "xx2en" else 0,
-                            rtl_vocabulary) if "rtl" in objectives else None)
+        self.rtl: RTLHead | None = None
+        if "rtl" in objectives:
+            if mask_token_id is None:
+                raise ValueError("RTL needs the tokenizer's [MASK] id (mask_token_id): every target slot is a [MASK]")
+            self.rtl = RTLHead(mlm, rtl_layers, mask_token_id, num_languages if direction != "xx2en" else 0,
+                               rtl_vocabulary)
         self.direction, self.rtl_weight, self.tlm_weight = direction, rtl_weight, tlm_weight
 
     def forward(self, src_input_ids, src_attention_mask, trg_input_ids, trg_attention_mask, **extra) -> dict:
@@ -69,6 +71,7 @@ class DAPModel(nn.Module):
 
     def _rtl(self, src_h, src_mask, trg_h, trg_mask, extra) -> torch.Tensor:
         # rtl_from_en: (B,) 1 where the head reconstructs the non-English side from the English one.
+        assert self.rtl is not None  # called for the RTL objective only
         from_en = extra["rtl_from_en"].bool()
         fe = from_en[:, None, None]
         states = torch.where(fe, trg_h, src_h)[:, 1:]  # (B, S-1, D): the side read, CLS dropped

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from common.config import load_paper_config
 from common.io import read_json
 from common.languages import TO_ISO1, XTREME_36
 from common.report.claim import claims_table
-from common.report.cli import ReportContext, main
+from common.report.cli import main
+from common.report.context import ReportContext
 from common.report.figures import panels
 from common.report.results import stat
 from common.report.specs import Col, Ref, Row, TableSpec
@@ -109,7 +111,8 @@ def bucc_table(ctx: ReportContext, key: str, part: str, title: str) -> TableSpec
             paper = [x for pm in paper_models(init)
                      for x in (None, None, rep.get(paper_key(pm, v), {}).get("avg_f1"))]
             rows.append(Row((name, "avg"), v, init, {"prefix": part}, tuple(paper)))
-    cols = [Col(m, BUCC, f"{{prefix}}.{k}") for m, k in (("P", "precision"), ("R", "recall"), ("F", "f1"))]
+    cols: list[Col | Ref] = [Col(m, BUCC, f"{{prefix}}.{k}")
+                             for m, k in (("P", "precision"), ("R", "recall"), ("F", "f1"))]
     cols += [Ref(f"{pm} {m}", i) for i, (pm, m) in enumerate((pm, m) for pm in paper_models(inits[0]) for m in "PRF")]
     s = ctx.store.first("dap", BUCC, inits[0])
     return TableSpec(key, title, ["model", "pair"], cols, rows, [
@@ -131,7 +134,8 @@ def bucc_data_note(manifest: dict) -> str:
 
 
 def table4(ctx: ReportContext) -> Table:
-    rows, langs = [], None
+    rows: list[list[Any]] = []
+    langs: list[str] = []
     rep = ctx.reported["table4_xnli"]
     for init in ctx.store.registry.inits():
         for v in ROWS:

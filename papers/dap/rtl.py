@@ -88,6 +88,7 @@ class RTLHead(nn.Module):
         at those positions only, (M, V); V is the head's vocabulary (all, or ``vocabulary``)."""
         trg = self.mask_inputs(trg_position_ids)  # (B, Sy, D)
         if trg_keep is not None and trg_keep.any():
+            assert trg_states is not None, "trg_keep needs trg_states"
             trg = torch.where(trg_keep[..., None], trg_states.to(trg.dtype), trg)
         if self.language_embeddings is not None and src_lang is not None:
             src_states = src_states + self.language_embeddings(src_lang)[:, None, :]

@@ -61,10 +61,10 @@ def collator(cfg: dict, method: dict, tokenizer) -> DAPCollator:
 class DAPRecipe:
     paper = "dap"
 
-    def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> list:
+    def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> Sequence:
         return load_examples(manifest)
 
-    def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: list) -> Built:
+    def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: Sequence) -> Built:
         method = variants.resolve(run.method, cfg["dap"])
         tokenizer = load_tokenizer(run.tokenizer)
         lang_ids = language_ids(manifest)

@@ -14,6 +14,7 @@ Registry of names used in paths and tables:
 from __future__ import annotations
 
 import re
+from typing import Any
 
 MAIN = ("tr", "tr_tlm", "dap")
 INIT = "init"
@@ -45,9 +46,9 @@ def resolve(name: str, dap_cfg: dict) -> dict:
     return {"objectives": ["tr", "rtl"], **cfg}
 
 
-def ablation_variants(ablations: dict, dap_cfg: dict) -> dict[str, list[tuple[object, str]]]:
+def ablation_variants(ablations: dict, dap_cfg: dict) -> dict[str, list[tuple[Any, str]]]:
     """For each ablation axis, (value, variant name) pairs; the default value maps to ``dap``."""
-    out: dict[str, list[tuple[object, str]]] = {}
+    out: dict[str, list[tuple[Any, str]]] = {}
     for value in ablations.get("direction", []):
         out.setdefault("direction", []).append((value, "dap" if value == dap_cfg["direction"] else f"dap_dir-{value}"))
     for value in ablations.get("rho", []):

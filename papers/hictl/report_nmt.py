@@ -26,7 +26,8 @@ from common.io import read_json
 from common.nmt import plan as plan
 from common.nmt.recipe import NMTSettings, validation_curve
 from common.report.claim import claims_table
-from common.report.cli import ReportContext, main
+from common.report.cli import main
+from common.report.context import ReportContext
 from common.report.figures import plt, save
 from common.report.tables import Table
 from papers.hictl.claims import nmt_declare
@@ -38,7 +39,8 @@ from papers.hictl.runs import registry
 def label(system: str, labels: dict[str, str]) -> str:
     if system == plan.RANDOM:
         return "ours: random init"
-    base = labels.get(plan.pretrained_run(system), system)
+    run = plan.pretrained_run(system)
+    base = labels.get(run, system) if run else system
     return f"ours: {base}" + (", no logit bias" if system.endswith(plan.NOBIAS) else "")
 
 

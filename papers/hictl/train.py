@@ -58,11 +58,11 @@ def load_examples(manifest: dict, mono_fraction: float, parallel: bool, seed: in
 class HICTLRecipe:
     paper = "hictl"
 
-    def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> list:
+    def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> Sequence:
         v = variants.resolve(run.method)
         return load_examples(manifest, cfg["hictl"]["mono_fraction"], v["parallel"])
 
-    def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: list) -> Built:
+    def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: Sequence) -> Built:
         v, h = variants.resolve(run.method), cfg["hictl"]
         tokenizer = load_tokenizer(run.tokenizer)
         mlm = build_mlm_model(encoder_spec(cfg["encoders"][run.init], run.tokenizer), vocab_size=len(tokenizer))

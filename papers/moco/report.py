@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from common.config import PAPER_SCALES, load_paper_config
 from common.report.claim import claims_table
-from common.report.cli import ReportContext, main
+from common.report.cli import main
+from common.report.context import ReportContext
 from common.report.figures import plt, save
 from common.report.results import ResultStore, mean, stat
 from common.report.specs import Col, Ref, Row, TableSpec
@@ -52,13 +54,13 @@ class Results:
     def tatoeba_seeds(self, run: str, direction: str) -> list[float]:
         return self.store.values(run, TATOEBA, f"groups.all.{direction}", INIT)
 
-    def sts(self, run: str, agg: str = "wmean") -> float:
+    def sts(self, run: str, agg: str = "wmean") -> float | None:
         return mean(self.sts_seeds(run, agg))
 
-    def bucc(self, run: str) -> float:
+    def bucc(self, run: str) -> float | None:
         return mean(self.bucc_seeds(run))
 
-    def tatoeba(self, run: str, direction: str) -> float:
+    def tatoeba(self, run: str, direction: str) -> float | None:
         return mean(self.tatoeba_seeds(run, direction))
 
 
@@ -68,7 +70,8 @@ def where(cfg: dict, scale: str, manifest: dict) -> str:
             f"(mean) for the main runs, seed {cfg['seeds'][0]} for the rest. " + leakage_note(manifest))
 
 
-def build_tables(res: Results, rep: dict, manifest: dict, cfg: dict, scale: str) -> tuple[list[Table], dict]:
+def build_tables(res: Results, rep: dict, manifest: dict, cfg: dict,
+                 scale: str) -> tuple[list[Table | TableSpec], dict[str, Any]]:
     w = where(cfg, scale, manifest)
     lang = manifest["train_languages"][0]
     enc = cfg["encoders"][INIT]
@@ -77,7 +80,8 @@ def build_tables(res: Results, rep: dict, manifest: dict, cfg: dict, scale: str)
 
     init_note = (f"Encoders: English {origin(enc['en'])}, {lang} {origin(enc['xx'])} "
                  "(paper: bert-base-uncased and RoBERTa-wwm-ext, both pretrained).")
-    tables, figures = [], {}
+    tables: list[Table | TableSpec] = []
+    figures: dict[str, Any] = {}
     ours_main = ["init", "inbatch", "moco", "moco_nli"]
 
     # ---------------------------------------------------------------- Table 1

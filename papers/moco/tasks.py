@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -62,7 +63,7 @@ def run_neighbors(task: Task, ctx: EvalContext) -> TaskResult:
     queries = list(nb["queries"]) if nb.get("queries") else tatoeba_sample(ctx.manifest, nb["n_queries"], 1)[2]
     c_emb, q_emb = normalize(ctx.encode(corpus, "en")), normalize(ctx.encode(queries, "en"))
     scores, idx = knn(q_emb, c_emb, k=nb["k"] + 5)
-    out = []
+    out: list[dict[str, Any]] = []
     for qi, q in enumerate(queries):
         hits = [(float(s), corpus[j]) for s, j in zip(scores[qi].tolist(), idx[qi].tolist())
                 if normalize_text(corpus[j]) != normalize_text(q)][: nb["k"]]

@@ -66,10 +66,10 @@ def build_model(cfg: dict, s: dict, specs: tuple[EncoderSpec, EncoderSpec], tok_
 class MocoRecipe:
     paper = "moco"
 
-    def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> list:
+    def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> Sequence:
         return load_pairs(manifest, one_language=run.experiment == self.paper)
 
-    def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: list) -> Built:
+    def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: Sequence) -> Built:
         s = variants.resolve(run.method, cfg)
         tok_xx, tok_en = tokenizers(run.tokenizer)
         model = build_model(cfg, s, encoder_specs(cfg, run.init, tok_xx, tok_en), tok_xx, tok_en, run.seed)

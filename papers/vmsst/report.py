@@ -15,7 +15,8 @@ from pathlib import Path
 from common.config import load_paper_config
 from common.languages import TO_ISO1
 from common.report.claim import claims_table
-from common.report.cli import ReportContext, main
+from common.report.cli import main
+from common.report.context import ReportContext
 from common.report.figures import plt, save
 from common.report.results import stat
 from common.report.tables import Table, departures_note, leakage_note
@@ -180,9 +181,10 @@ def table8(ctx: ReportContext) -> Table:
             seen, unseen = [x for x, _ in su], [y for _, y in su]
             gaps[o] = (mean_of(seen), mean_of(unseen))
             rows.append([init, LABEL[o], "ours", stat(seen), stat(unseen), None])
+        (v_seen, v_unseen), (b_seen, b_unseen) = gaps["vmsst"], gaps["bitranslation"]
         delta = None
-        if None not in (*gaps["vmsst"], *gaps["bitranslation"]):
-            delta = (gaps["vmsst"][1] - gaps["bitranslation"][1]) - (gaps["vmsst"][0] - gaps["bitranslation"][0])
+        if v_seen is not None and v_unseen is not None and b_seen is not None and b_unseen is not None:
+            delta = (v_unseen - b_unseen) - (v_seen - b_seen)
         rows[-1][-1] = delta
         paper = ctx.reported["table8"].get(setting)
         if paper:

@@ -47,7 +47,7 @@ def load_examples(manifest: dict, languages: list[str] | None = None) -> Sequenc
     """(x, its translation, language id of x, language id of the translation) for every training pair (of
     ``languages`` only, if given), read by position (common/data/stream.py)."""
     ids = language_ids(manifest, languages)
-    parts = []
+    parts: list[Sequence[tuple[str, str, int, int]]] = []
     for key, path in sorted(manifest["train"].items()):
         lang, _, pivot = key.partition("-")
         if languages is None or lang in languages:
@@ -97,11 +97,11 @@ class VMSSTRecipe:
                  else spec.num_layers)
         return spec, variants.resolve(run.method, cfg, run.init, depth)
 
-    def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> list:
+    def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> Sequence:
         _, (_, _, languages) = self._resolve(cfg, run)
         return load_examples(manifest, languages)
 
-    def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: list) -> Built:
+    def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: Sequence) -> Built:
         spec, (settings, overrides, languages) = self._resolve(cfg, run)
         tokenizer = load_tokenizer(run.tokenizer)
         backbone = build_encoder(spec, len(tokenizer))

@@ -18,6 +18,7 @@ the unshared model of Table 6 (section 7.2) and the batch sizes of Table 7 (sect
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from papers.vmsst.model import OBJECTIVES, Settings
 
@@ -33,7 +34,7 @@ def resolve(name: str, cfg: dict, init: str, encoder_layers: int) -> tuple[Setti
     encoder and 0.1 from random init (section 6.4); VMSST Contrastive's lambda may differ per setting."""
     v = cfg["vmsst"]
     pretrained = bool(cfg["encoders"][init].get("pretrained"))
-    base = dict(elbo_weight=v["elbo_weight_pretrained"] if pretrained else v["elbo_weight"],
+    base: dict[str, Any] = dict(elbo_weight=v["elbo_weight_pretrained"] if pretrained else v["elbo_weight"],
                 vmsst_weight=v["vmsst_contrastive_weight"].get(init, v["vmsst_contrastive_weight"]["default"]),
                 anneal_steps=v["anneal_steps"], decoder_layers=encoder_layers,
                 compile_loss=v.get("compile_loss", False), loss_chunk_tokens=v.get("loss_chunk_tokens", 0))
@@ -54,14 +55,15 @@ def resolve(name: str, cfg: dict, init: str, encoder_layers: int) -> tuple[Setti
         name = name.removesuffix("_l4")
     if name in OBJECTIVES:
         return Settings(objective=name, **base), overrides, languages
-    ablation = {
+    ablations: dict[str, dict[str, Any]] = {
         "vmsst_fact": {"factored": True}, "vmsst_4enc": {"encoders": "n4"},
         "vmsst_dec-half": {"decoder_layers": max(1, encoder_layers // 2)}, "vmsst_dec-1": {"decoder_layers": 1},
         "vmsst_nokl": {"kl": False}, "vmsst_1enc": {"encoders": "one"},
         "vmsst_no-enc-le": {"encoder_language_embeddings": False},
         "vmsst_no-dec-le": {"decoder_language_embeddings": False},
         "vmsst_full": {"encoders": "per_language", "decoders": "per_language"},
-    }.get(name)
+    }
+    ablation = ablations.get(name)
     if ablation is None:
         raise ValueError(f"unknown VMSST run {name!r}; expected one of {OBJECTIVES}, {ABLATIONS}, vmsst_full "
                          "or <vmsst|contrastive>_b<factor>")

@@ -3,19 +3,26 @@ trained with that tokenizer reads fairseq batches unchanged; target-language tag
 after the tokenizer's vocabulary (ids len(tokenizer), ...), used on the target side only."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from fairseq.data import Dictionary
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 
 class HFDictionary(Dictionary):
-    def __init__(self, tokenizer, tags: list[str] = ()):
+    def __init__(self, tokenizer: PreTrainedTokenizerBase, tags: Sequence[str] = ()) -> None:
         super().__init__()
         vocab = tokenizer.get_vocab()
-        self.symbols = [None] * len(vocab)
+        by_id: list[str | None] = [None] * len(vocab)
         for piece, i in vocab.items():
-            self.symbols[i] = piece
-        if any(s is None for s in self.symbols):
+            by_id[i] = piece
+        pieces = [s for s in by_id if s is not None]
+        if len(pieces) != len(by_id):
             raise ValueError("the tokenizer's ids are not contiguous; it cannot serve as a fairseq dictionary")
-        self.symbols += [f"<2{t}>" for t in tags]
+        self.symbols = pieces + [f"<2{t}>" for t in tags]
         self.count = [1] * len(self.symbols)
         self.indices = {s: i for i, s in enumerate(self.symbols)}
         self.pad_index, self.unk_index = tokenizer.pad_token_id, tokenizer.unk_token_id

@@ -15,6 +15,9 @@
 """
 from __future__ import annotations
 
+import argparse
+from typing import TYPE_CHECKING, Any, Self
+
 import torch
 import torch.nn.functional as F
 from fairseq.models import FairseqEncoder, FairseqEncoderDecoderModel, register_model, register_model_architecture
@@ -23,24 +26,32 @@ from torch import nn
 
 from common.models.encoder import load_backbone
 
+if TYPE_CHECKING:
+    from common.nmt.fairseq_plugin.dictionary import HFDictionary
+    from common.nmt.fairseq_plugin.task import TranslationHFTask
 
-def autocast(enabled: bool, device: torch.device):
+EncoderOut = dict[str, list[torch.Tensor]]
+
+
+def autocast(enabled: bool, device: torch.device) -> torch.autocast:
     """bf16 autocast (``--autocast-bf16``: CPU AMX or GPU tensor cores); fp32 weights, fp32 log-softmax."""
     return torch.autocast(device.type, dtype=torch.bfloat16, enabled=enabled)
 
 
 class HFEncoder(FairseqEncoder):
-    def __init__(self, dictionary, backbone: nn.Module, logit_bias: bool, frozen: bool, bf16: bool = False):
+    def __init__(self, dictionary: HFDictionary, backbone: nn.Module, logit_bias: bool, frozen: bool,
+                 bf16: bool = False) -> None:
         super().__init__(dictionary)
         self.backbone, self.logit_bias, self.frozen, self.bf16 = backbone, logit_bias, frozen, bf16
         if frozen:
             for p in self.backbone.parameters():
                 p.requires_grad = False
 
-    def train(self, mode: bool = True):
-        return super().train(mode and not self.frozen)
+    def train(self, mode: bool = True) -> Self:
+        super().train(mode and not self.frozen)
+        return self
 
-    def forward(self, src_tokens: torch.Tensor, src_lengths: torch.Tensor | None = None, **_) -> dict:
+    def forward(self, src_tokens: torch.Tensor, src_lengths: torch.Tensor | None = None, **_: Any) -> EncoderOut:
         mask = src_tokens.ne(self.dictionary.pad())  # (B, T)
         with autocast(self.bf16, src_tokens.device):
             h = self.backbone(input_ids=src_tokens, attention_mask=mask.long()).last_hidden_state  # (B, T, C)
@@ -53,7 +64,7 @@ class HFEncoder(FairseqEncoder):
             out["cls_bias"] = [F.pad(sims, (0, len(self.dictionary) - table.shape[0]))]  # (B, V): tags get 0
         return out
 
-    def reorder_encoder_out(self, encoder_out: dict, new_order: torch.Tensor) -> dict:
+    def reorder_encoder_out(self, encoder_out: EncoderOut, new_order: torch.Tensor) -> EncoderOut:
         out = dict(encoder_out)
         out["encoder_out"] = [x.index_select(1, new_order) for x in encoder_out["encoder_out"]]
         for key in ("encoder_padding_mask", "cls_bias"):
@@ -72,7 +83,9 @@ class BiasedTransformerDecoder(TransformerDecoder):
 
     bf16 = False
 
-    def forward(self, prev_output_tokens, encoder_out=None, incremental_state=None, features_only=False, **kwargs):
+    def forward(self, prev_output_tokens: torch.Tensor, encoder_out: EncoderOut | None = None,
+                incremental_state: dict[str, dict[str, torch.Tensor | None]] | None = None, features_only: bool = False,
+                **kwargs: Any) -> tuple[torch.Tensor, dict[str, Any]]:
         with autocast(self.bf16, prev_output_tokens.device):
             x, extra = super().forward(prev_output_tokens, encoder_out=encoder_out,
                                        incremental_state=incremental_state, features_only=True, **kwargs)
@@ -88,7 +101,7 @@ class BiasedTransformerDecoder(TransformerDecoder):
 @register_model("hf_encoder_transformer")
 class HFEncoderTransformer(FairseqEncoderDecoderModel):
     @staticmethod
-    def add_args(parser):
+    def add_args(parser: argparse.ArgumentParser) -> None:
         TransformerModel.add_args(parser)
         parser.add_argument("--hf-encoder", required=True, help="a saved HF encoder folder (with its tokenizer)")
         parser.add_argument("--freeze-encoder", action="store_true", help="stage 1: train the decoder only")
@@ -99,7 +112,7 @@ class HFEncoderTransformer(FairseqEncoderDecoderModel):
         parser.add_argument("--autocast-bf16", action="store_true", help="bf16 autocast (fp32 weights)")
 
     @classmethod
-    def build_model(cls, args, task):
+    def build_model(cls, args: argparse.Namespace, task: TranslationHFTask) -> Self:
         backbone = load_backbone(args.hf_encoder)
         if args.hf_random_init:  # same shape, fresh weights (the config's initialisation), no pooler either
             pooler = {"add_pooling_layer": False} if hasattr(backbone, "pooler") else {}
@@ -121,12 +134,12 @@ class HFEncoderTransformer(FairseqEncoderDecoderModel):
         decoder.bf16 = args.autocast_bf16
         return cls(encoder, decoder)
 
-    def max_positions(self):
+    def max_positions(self) -> tuple[int, int]:
         return self.encoder.max_positions(), self.decoder.max_positions()
 
 
 @register_model_architecture("hf_encoder_transformer", "hf_encoder_transformer")
-def hf_architecture(args):
+def hf_architecture(args: argparse.Namespace) -> None:
     """Section 4.2: a 4-layer decoder; dropout 0.1; tied decoder embeddings. Its width is the encoder's, its
     feed-forward 4x that and one head per 64 dimensions (set when the model is built; the paper states the depth
     only)."""

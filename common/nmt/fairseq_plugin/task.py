@@ -22,7 +22,7 @@ class TranslationHFConfig(TranslationConfig):
 @register_task("translation_hf", dataclass=TranslationHFConfig)
 class TranslationHFTask(TranslationTask):
     @classmethod
-    def load_dictionary(cls, filename):
+    def load_dictionary(cls, filename: str) -> HFDictionary:
         """``filename`` is ``<data>/dict.<side>.txt``; the dictionary comes from ``<data>/hf_tokenizer``."""
         root = Path(filename).parent
         tags = json.loads((root / "tags.json").read_text())["tags"]

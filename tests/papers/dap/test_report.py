@@ -1,6 +1,6 @@
 import pytest
 
-from common.report.cli import ReportContext
+from common.report.context import ReportContext
 from common.report.results import ResultStore
 from papers.dap.report import claims
 from papers.dap.runs import registry
