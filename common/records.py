@@ -1,8 +1,9 @@
 """Typed JSON records: a dataclass is the record's shape, its JSON schema is derived from it and written beside the
 files, and reading a file checks it against the schema (an error names the file and the field).
 
-The records: :class:`common.eval.results.ResultRecord` (one evaluation's results JSON) and
-:class:`common.report.claim.ClaimRecord` (a claim's row in ``claims.json``).
+The records: :class:`common.eval.results.ResultRecord` (one evaluation's results JSON),
+:class:`common.report.claim.ClaimRecord` (a claim's row in ``claims.json``) and
+:class:`common.data.manifest.CorpusManifest` (a corpus job's ``manifest.json``).
 """
 from __future__ import annotations
 

@@ -19,7 +19,8 @@ from typing import Any
 
 from common.data import corpora
 from common.data.cleaning import PairCleaner
-from common.io import read_json, write_json
+from common.data.manifest import write_manifest
+from common.io import write_json
 
 log = logging.getLogger(__name__)
 
@@ -39,15 +40,10 @@ def prepare(kind: str, out: str | Path, data_root: str | Path, spec: dict[str, A
     if kind.startswith("paper"):
         manifest["cleaning"] = cleaner.report()  # what was dropped from each downloaded source, and why
     write_json(out / "leakage.json", manifest["leakage"])
-    write_json(out / "manifest.json", manifest)
+    write_manifest(out, manifest)
     log.info("corpus %s: %s training pairs, %d dropped by the leakage rule", kind,
              {k: sum(1 for _ in open(v, encoding="utf-8")) for k, v in manifest["train"].items()},
              manifest["leakage"]["dropped_total"])
-    return manifest
-
-
-def load_manifest(path: str | Path) -> dict[str, Any]:
-    manifest: dict[str, Any] = read_json(path)
     return manifest
 
 

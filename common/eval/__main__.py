@@ -18,6 +18,7 @@ from pathlib import Path
 import torch
 
 from common.config import SCALES
+from common.data.manifest import load_manifest
 from common.eval.results import write_result
 from common.eval.tasks import TASKS, EvalContext, evaluate, get_task, load_tasks
 from common.io import read_json
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> None:
     tasks = [get_task(t) for t in a.task]  # unknown ids fail before any work
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
     meta = read_embedder_meta(a.model_dir)
-    ctx = EvalContext(model_dir=Path(a.model_dir), manifest=read_json(a.corpus), scale=a.scale, seed=a.seed,
+    ctx = EvalContext(model_dir=Path(a.model_dir), manifest=load_manifest(a.corpus), scale=a.scale, seed=a.seed,
                       batch_size=a.batch_size, precision=a.precision, cache=len(tasks) > 1)
     for task in tasks:
         torch.manual_seed(a.seed)

@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
     import argparse
 
     from common.data.loaders import read_tsv_pairs
-    from common.io import read_json
+    from common.data.manifest import load_manifest
 
     p = argparse.ArgumentParser(description=main.__doc__)
     p.add_argument("--corpus", help="corpus manifest.json")
@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    manifest = read_json(a.corpus) if a.corpus else None
+    manifest = load_manifest(a.corpus) if a.corpus else None
     sides = {"both": (0, 1), "xx": (0,), "en": (1,)}[a.side]
     if a.pretrained:
         from common.models.encoder import resolve_pretrained

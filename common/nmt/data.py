@@ -21,8 +21,9 @@ from typing import Any
 
 from common.data.leakage import LeakageFilter
 from common.data.loaders import iter_parallel
+from common.data.manifest import load_manifest
 from common.data.translation import test_sentences
-from common.io import atomic_write, read_json, read_lines, write_json, write_lines
+from common.io import atomic_write, read_lines, write_json, write_lines
 from common.nmt.binarize import binarize
 
 log = logging.getLogger(__name__)
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     spec = json.loads(a.spec)
-    build(read_json(a.corpus), Path(a.tokenizer), spec["finetune"], spec["tests"], Path(a.out),
+    build(load_manifest(a.corpus), Path(a.tokenizer), spec["finetune"], spec["tests"], Path(a.out),
           spec.get("max_length", 256), spec.get("train_set"))
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from common.io import read_json
+from common.data.manifest import load_manifest
 from common.report import curves, vocabulary_table
 from common.report.context import ReportContext
 from common.report.index import write_index
@@ -50,7 +50,7 @@ def main(experiment: str, title: str, load_config: Callable[[str], dict[str, Any
     cfg = load_config(a.scale)
     if adjust:
         adjust(cfg, a)
-    ctx = ReportContext(experiment, a.scale, cfg, ResultStore(a.results, registry(cfg)), read_json(a.corpus),
+    ctx = ReportContext(experiment, a.scale, cfg, ResultStore(a.results, registry(cfg)), load_manifest(a.corpus),
                         yaml.safe_load(reported.read_text(encoding="utf-8")) if reported else {}, Path(a.results))
     tables, figures = build(ctx)
     if cfg.get("learning_curve"):  # every paper's main methods against steps (common/report/curves.py)

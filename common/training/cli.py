@@ -27,8 +27,9 @@ from torch import nn
 from transformers import HfArgumentParser
 
 from common.config import load_experiment_config
+from common.data.manifest import load_manifest
 from common.distributed.collectives import rank
-from common.io import read_json, write_json
+from common.io import write_json
 from common.training.stopping import EXIT_RESUME
 from common.training.trainer import LaunchArguments, Trainer, TrainingArguments
 
@@ -101,7 +102,7 @@ def main(recipe: Recipe, argv: list[str] | None = None) -> None:
                          f"{sorted(cfg['encoders'])}")
     t = cfg["training"]
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", t.get("threads", 1))))
-    manifest = read_json(run.corpus)
+    manifest = load_manifest(run.corpus)
     examples = recipe.examples(cfg, run, manifest)
     torch.manual_seed(run.seed)
     built = recipe.build(cfg, run, manifest, examples)

@@ -26,7 +26,8 @@ import torch
 
 from common.census.flops import counter as flop_counter
 from common.config import load_paper_config
-from common.io import read_json, write_json
+from common.data.manifest import load_manifest
+from common.io import write_json
 from common.models.tokenizer import load_tokenizer
 from papers.dap import variants
 from papers.dap.train import build_model, collator, language_ids, load_examples
@@ -93,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     cfg = load_paper_config("dap", a.scale)
     threads = int(os.environ.get("OMP_NUM_THREADS", cfg["training"].get("threads", 1)))
     torch.set_num_threads(threads)
-    manifest = read_json(a.corpus)
+    manifest = load_manifest(a.corpus)
     examples, lang_ids = load_examples(manifest), language_ids(manifest)
     tok = load_tokenizer(a.tokenizer)
     device = "cuda" if torch.cuda.is_available() else "cpu"

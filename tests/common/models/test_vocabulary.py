@@ -96,7 +96,9 @@ def test_the_tokenizer_rule_extends_and_the_recipes_load_the_grown_model(pretrai
     train = tmp_path / "train.tsv"
     train.write_text("abcd cat\tthe cat\n" * 30)
     manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps({"train": {"xx": str(train)}}))
+    manifest.write_text(json.dumps({"kind": "synthetic", "train": {"xx": str(train)}, "train_languages": ["xx"],
+                                    "leakage": {}, "tatoeba_dir": "", "tatoeba_languages": [], "bucc_dir": "",
+                                    "bucc_pairs": []}))  # a corpus manifest (common/data/manifest.py)
     cli.main(["--corpus", str(manifest), *args.split(), "--out", str(tmp_path / "tok")])
     spec = encoder_spec(entry, tmp_path / "tok")
     assert spec.pretrained == str(tmp_path / "tok") and spec.dropout == 0.1
