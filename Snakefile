@@ -61,7 +61,7 @@ rule preflight:  # every experiment's preflight: `snakemake preflight --config s
     input:         # `snakemake dap_preflight ...`; common/workflow/preflight.py)
         download_inputs(config),
     params:
-        experiments=[*PAPERS, LEADERBOARD],
+        experiments=[*papers(config["scale"]), LEADERBOARD],  # the papers with a config at this scale
         source=download_args(config),
         gpu_kind=f"--gpu-kind {config['gpu_kind']}" if config.get("gpu_kind") else "",
     log:

@@ -131,3 +131,15 @@ def test_nmt_jobs_counted_from_fairseqs_own_model(tmp_path):
     states = 4 * one.params + 4 * one.trainable_params + 8 * one.trainable_params
     assert row["memory_per_gpu_gib"] * est.GIB == pytest.approx(states + acts)
     assert (row["micro_batch_per_gpu"], row["accumulation_steps"], row["steps"], row["upper_bound"]) == (8, 2, 10, True)
+
+
+def test_the_census_quotes_each_papers_compute_from_its_reported_yaml(tmp_path, monkeypatch):
+    import common.census.__main__ as census
+    from common.config import ConfigError
+
+    assert census.reported_compute("dap") == ("8 V100 for 1 day (section 4.2)", 192.0)
+    (tmp_path / "papers" / "new").mkdir(parents=True)
+    (tmp_path / "papers" / "new" / "reported.yaml").write_text("source: a new paper\n")
+    monkeypatch.setattr(census, "ROOT", tmp_path)
+    with pytest.raises(ConfigError, match=r"papers/new/reported\.yaml: no 'compute: \{said"):
+        census.reported_compute("new")
