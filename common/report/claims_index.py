@@ -17,20 +17,19 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from common.config import load_config
+from common.config import ROOT, load_config, papers
 from common.io import atomic_write, read_json, write_json
 from common.report.claim import Claim
 from common.report.tables import Table, to_markdown
 
 log = logging.getLogger(__name__)
-ROOT = Path(__file__).resolve().parents[2]
 REPORTS = {"declare": "claims.json", "nmt_declare": "nmt/claims.json"}  # a declaration -> the report it goes to
 NOT_RUN = "not evaluated yet"
 
 
-def papers(root: Path = ROOT) -> list[str]:
-    """The papers that declare claims (a ``papers/<p>/claims.py``), in name order."""
-    return sorted(p.parent.name for p in (root / "papers").glob("*/claims.py"))
+def claiming_papers(scale: str) -> list[str]:
+    """The papers of this scale (:func:`common.config.papers`) that declare claims (a ``papers/<p>/claims.py``)."""
+    return [p for p in papers(scale) if (ROOT / "papers" / p / "claims.py").exists()]
 
 
 def declared(paper: str, cfg: dict[str, Any]) -> list[tuple[Claim, str]]:
@@ -39,10 +38,10 @@ def declared(paper: str, cfg: dict[str, Any]) -> list[tuple[Claim, str]]:
     return [(c, report) for fn, report in REPORTS.items() if hasattr(module, fn) for c in getattr(module, fn)(cfg)]
 
 
-def index(scale: str, figures: Path, root: Path = ROOT) -> tuple[Table, list[dict[str, Any]]]:
+def index(scale: str, figures: Path) -> tuple[Table, list[dict[str, Any]]]:
     """The index table (one row per declared claim) and its records."""
     records: list[dict[str, Any]] = []
-    for paper in papers(root):
+    for paper in claiming_papers(scale):
         found: dict[tuple[str, str], dict[str, Any]] = {}
         for report in REPORTS.values():
             path = figures / paper / scale / report
