@@ -132,9 +132,18 @@ class AlignedAccuracies(MeanOfAccuracies):
         if len(self.clusters.flat) != n:
             raise ValueError(f"{len(self.clusters.flat)} cluster ids for {n} items")
         self.strata = [len(self.clusters)]
+        c = self.clusters  # each language's correct items per cluster, (clusters,):
+        self.correct = [np.add.reduceat(ok[c.flat].astype(float), c.starts) for ok in self.ok]
 
     def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
         return super().value(None if idx is None else [self.clusters.items(idx[0])])
+
+    def values(self, draws: Sequence[np.ndarray]) -> np.ndarray:
+        """A draw's accuracy is its clusters' correct items over their items: per-cluster counts, no item lists."""
+        sizes = self.clusters.sizes[draws[0]].sum(1)  # (R,) items drawn
+        correct = [per_cluster[draws[0]].sum(1) for per_cluster in self.correct]  # (R,) per language
+        out: np.ndarray = 100.0 * np.mean(correct, axis=0) / sizes
+        return out
 
 
 class AlignedMeans(ItemMetric):
@@ -190,6 +199,34 @@ class MeanOfRatios(ItemMetric):
         return float(np.mean([self.ratio(c[i]) for c, i in zip(self.c, parts)]))
 
 
+def _dense_codes(x: np.ndarray) -> np.ndarray:
+    """Each value's number among the distinct values in ascending order (equal values, equal numbers)."""
+    codes: np.ndarray = np.unique(x, return_inverse=True)[1].reshape(-1)
+    return codes
+
+
+def _average_ranks(codes: np.ndarray, n_codes: int) -> np.ndarray:
+    """Each row's ranks as ``scipy.stats.rankdata`` gives them (1-based, ties share their mean rank) from dense codes
+    (:func:`_dense_codes` of the values, then drawn): the rank of code u is the count of smaller codes in its row plus
+    the mean of 1..count(u). A count per row and code (R x n_codes) instead of a sort per row."""
+    rows = codes.shape[0]
+    flat = (codes + n_codes * np.arange(rows)[:, None]).ravel()
+    counts = np.bincount(flat, minlength=rows * n_codes).reshape(rows, n_codes)  # (R, U)
+    mean_rank = np.cumsum(counts, 1) - counts + (counts + 1) / 2.0  # (R, U)
+    ranks: np.ndarray = np.take_along_axis(mean_rank, codes, 1)  # (R, n)
+    return ranks
+
+
+def _correlations(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pearson r x 100 of each row of ``a`` with the same row of ``b`` ((R, n) each; gives (R,)), 0 where a row is
+    constant (a resample can draw one item n times)."""
+    a = a - a.mean(1, keepdims=True)
+    b = b - b.mean(1, keepdims=True)
+    den = np.sqrt((a * a).sum(1) * (b * b).sum(1))  # (R,)
+    r: np.ndarray = 100.0 * (a * b).sum(1) / np.where(den > 0, den, 1.0)
+    return r
+
+
 class StsWeightedSpearman(ItemMetric):
     """SentEval "wmean" per dataset (subset-size-weighted Spearman x100), averaged over datasets; a stratum per
     subset. ``datasets``: name -> subset -> {"pred": [...], "gold": [...]}."""
@@ -198,13 +235,12 @@ class StsWeightedSpearman(ItemMetric):
         self.groups = [[(np.asarray(s["pred"]), np.asarray(s["gold"])) for s in subsets.values()]
                        for subsets in datasets.values()]
         self.strata = [len(p) for subsets in self.groups for p, _ in subsets]
+        # each item's value as the number of its distinct value in sorted order: (codes, number of distinct values)
+        self.codes = [[tuple(_dense_codes(x) for x in pair) for pair in subsets] for subsets in self.groups]
 
     @staticmethod
     def spearman(pred: np.ndarray, gold: np.ndarray) -> float:
-        a, b = rankdata(pred), rankdata(gold)
-        a, b = a - a.mean(), b - b.mean()
-        den = np.sqrt((a * a).sum() * (b * b).sum())
-        return 100.0 * float((a * b).sum() / den) if den else 0.0
+        return float(_correlations(rankdata(pred)[None], rankdata(gold)[None])[0])
 
     def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
         it = iter(idx) if idx is not None else None
@@ -218,6 +254,16 @@ class StsWeightedSpearman(ItemMetric):
             means.append(float(np.average(vals, weights=sizes)))
         return float(np.mean(means))
 
+    def values(self, draws: Sequence[np.ndarray]) -> np.ndarray:
+        """All resamples at once, ranked by counting (:func:`_average_ranks`) instead of sorting every draw."""
+        it, means = iter(draws), []
+        for subsets, codes in zip(self.groups, self.codes):
+            vals = [_correlations(_average_ranks(p[d], len(p)), _average_ranks(g[d], len(g)))
+                    for (p, g), d in zip(codes, it)]  # (R,) each
+            means.append(np.average(vals, axis=0, weights=[len(pred) for pred, _ in subsets]))
+        out: np.ndarray = np.mean(means, axis=0)
+        return out
+
 
 class MeanPearson(ItemMetric):
     """Mean over groups of the mean Pearson r x 100 of each group's sets (VMSST's English STS: a group per year;
@@ -229,9 +275,7 @@ class MeanPearson(ItemMetric):
 
     @staticmethod
     def pearson(pred: np.ndarray, gold: np.ndarray) -> float:
-        a, b = pred - pred.mean(), gold - gold.mean()
-        den = np.sqrt((a * a).sum() * (b * b).sum())
-        return 100.0 * float((a * b).sum() / den) if den else 0.0
+        return float(_correlations(pred[None], gold[None])[0])
 
     def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
         it = iter(idx) if idx is not None else None
@@ -243,6 +287,13 @@ class MeanPearson(ItemMetric):
                 vals.append(self.pearson(pred[i], gold[i]))
             means.append(float(np.mean(vals)))
         return float(np.mean(means))
+
+    def values(self, draws: Sequence[np.ndarray]) -> np.ndarray:
+        it = iter(draws)
+        means = [np.mean([_correlations(pred[d], gold[d]) for (pred, gold), d in zip(sets, it)], axis=0)
+                 for sets in self.groups]
+        out: np.ndarray = np.mean(means, axis=0)
+        return out
 
 
 class Combined(ItemMetric):
@@ -260,6 +311,13 @@ class Combined(ItemMetric):
             start += len(m.strata)
         return total
 
+    def values(self, draws: Sequence[np.ndarray]) -> np.ndarray:
+        total, start = np.zeros(len(draws[0])), 0
+        for m, w in zip(self.metrics, self.weights):
+            total += w * m.values(draws[start:start + len(m.strata)])
+            start += len(m.strata)
+        return total
+
 
 class Gap(ItemMetric):
     """metric_b - metric_a on the same items (for "the advantage grows" claims: a difference of differences)."""
@@ -271,6 +329,10 @@ class Gap(ItemMetric):
 
     def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
         return self.b.value(idx) - self.a.value(idx)
+
+    def values(self, draws: Sequence[np.ndarray]) -> np.ndarray:
+        out: np.ndarray = self.b.values(draws) - self.a.values(draws)
+        return out
 
 
 class CorpusBleu(ItemMetric):

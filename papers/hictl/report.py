@@ -241,10 +241,10 @@ def tsne_figure(res: dict, out: Path) -> list[Path]:
     fig, axes = plt.subplots(1, len(res), figsize=(4.2 * len(res), 4))
     markers = "os^Dv"
     for ax, (m, r) in zip(np.atleast_1d(axes), res.items()):
-        langs = r["languages"]
-        for p in r["points"]:
-            ax.scatter(p["x"], p["y"], s=10, color=plt.cm.tab10(p["set"] % 10),
-                       marker=markers[langs.index(p["lang"]) % len(markers)], linewidths=0)
+        for i, lang in enumerate(r["languages"]):  # one collection per language (its marker), coloured by set
+            pts = [p for p in r["points"] if p["lang"] == lang]
+            ax.scatter([p["x"] for p in pts], [p["y"] for p in pts], s=10, linewidths=0,
+                       color=[plt.cm.tab10(p["set"] % 10) for p in pts], marker=markers[i % len(markers)])
         ax.set_title(f"{LABEL[m]}: NN in own set {r['nearest_in_own_set_pct']:.0f} %", fontsize=9)
         ax.set_xticks([])
         ax.set_yticks([])

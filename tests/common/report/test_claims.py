@@ -7,10 +7,14 @@ from common.eval import bucc, sts, tatoeba
 from common.report.claims import (
     CHUNK,
     Clusters,
+    Combined,
     Difference,
+    Gap,
     ItemMetric,
     MeanF1,
     MeanOfAccuracies,
+    MeanPearson,
+    StsWeightedSpearman,
     interval,
     item_metric,
     paired_difference,
@@ -199,6 +203,37 @@ def test_item_metrics_reproduce_the_reported_scores():
     out = sts.evaluate(subsets, lambda s: torch.randn(len(s), 4, generator=gen))
     m = item_metric("sts-en", {"datasets": {"STS": out}})
     assert m.value() == pytest.approx(out["wmean"]["spearman"])
+
+
+@pytest.mark.parametrize("kind", ["spearman", "pearson"])
+def test_correlation_metrics_on_many_draws_at_once_equal_one_draw_at_a_time(kind):
+    """The vectorised bootstrap path (``values``: one rank call over all draws) against ``ItemMetric.values``, the
+    per-draw loop, with tied gold scores, a draw of one item repeated (a constant row: r = 0) and two groups."""
+    rng = np.random.default_rng(0)
+    sets = [{"pred": rng.normal(size=n).tolist(), "gold": rng.integers(0, 4, n).astype(float).tolist()}
+            for n in (7, 5, 9)]
+    m = (StsWeightedSpearman({"A": {"a": sets[0], "b": sets[1]}, "B": {"c": sets[2]}}) if kind == "spearman"
+         else MeanPearson([sets[:2], sets[2:]]))
+    draws = [rng.integers(0, n, (40, n)) for n in m.strata]
+    draws[0][3] = 2  # draw 3 takes item 2 of the first set seven times
+    fast, slow = m.values(draws), ItemMetric.values(m, draws)
+    assert fast.shape == (40,) and np.allclose(fast, slow, rtol=0, atol=1e-9)
+    assert m.value([d[3] for d in draws]) == pytest.approx(fast[3])
+
+
+def test_clustered_accuracies_and_combinations_on_many_draws_at_once_equal_one_draw_at_a_time():
+    """XNLI-style accuracies over clusters of unequal size (vectorised from per-cluster counts), a weighted
+    combination and a gap, against the per-draw loop."""
+    rng = np.random.default_rng(1)
+    outcomes = ["".join(rng.choice(["0", "1"], 12)) for _ in range(3)]
+    premises = [0, 0, 0, 1, 2, 2, 3, 4, 4, 4, 4, 5]
+    xnli = item_metric("xnli", {"items": dict(zip("abc", outcomes)), "clusters": premises})
+    pearson = MeanPearson([[{"pred": rng.normal(size=6).tolist(), "gold": rng.normal(size=6).tolist()}]])
+    combined = Combined([xnli, pearson], [0.25, 0.75])
+    other = item_metric("xnli", {"items": dict(zip("abc", outcomes[::-1])), "clusters": premises})
+    for m in (xnli, combined, Gap(xnli, other)):
+        draws = [rng.integers(0, n, (30, n)) for n in m.strata]
+        assert np.allclose(m.values(draws), ItemMetric.values(m, draws), rtol=0, atol=1e-9)
 
 
 def test_qa_item_metric_reproduces_the_f1_and_resamples_aligned_items():
