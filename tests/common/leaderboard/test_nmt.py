@@ -51,12 +51,16 @@ def test_one_setting_with_one_pair():
         nmt_config(cfg)
 
 
-def test_only_the_smoke_config_has_the_column():
+def test_smoke_and_mini_have_the_column_paper_not_yet():
     nmt = nmt_config(load_leaderboard_config("smoke"))
     assert column(nmt).pair == "qaa-en" and "tr" in nmt["settings"]["leaderboard"]["systems"]
-    # mini leaves it to HICTL's mini workflow (the time budget, common/leaderboard/config/mini.yaml); DAP's OPUS
-    # corpus, which paper scale trains on, has no translation rule
-    assert nmt_config(load_leaderboard_config("mini")) is None
+    # mini: every method, the initial encoder and a random-init Transformer on Multi30k De->En (issue 35)
+    mini = nmt_config(load_leaderboard_config("mini"))
+    assert column(mini).pair == "de-en" and column(mini).test == "multi30k_test_2016_flickr"
+    assert mini["settings"]["leaderboard"]["systems"] == ["init", "tr", "tr_tlm", "dap", "moco", "lm_only", "hictl",
+                                                          "vmsst", "random"]
+    assert mini["encoder_side"] == {"moco": "xx"}  # MoCo-BERT's pair reads German with its xx side
+    # DAP's OPUS corpus, which paper scale trains on, has no translation rule
     assert nmt_config(load_leaderboard_config("paper")) is None
 
 
