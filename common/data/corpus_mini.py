@@ -3,10 +3,14 @@
 zh-en/en-zh test sets (reference A); evaluation reads Tatoeba v1, XNLI dev and STS files in place (never copied).
 Since no BUCC data is available, :mod:`common.data.bucc_mini` hides real held-out translations among non-parallel
 sentences in the BUCC file format with sample / training / test splits, so the evaluator runs unchanged on real
-BUCC 2018 files."""
+BUCC 2018 files.
+
+Each language's training file lists its pairs source by source; the manifest's ``train_sources`` gives the runs
+(``[source, pairs]`` in file order), so a run can leave a source out (:func:`common.data.stream.without_sources`)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +31,7 @@ if TYPE_CHECKING:
     from common.data.download import Downloader
 
 log = logging.getLogger(__name__)
+Sourced = tuple[tuple[str, str], str]  # a training pair and its source (the data_root folder it came from)
 
 ISO3 = {"de": "deu", "fr": "fra", "cs": "ces", "es": "spa", "it": "ita", "ja": "jpn", "nl": "nld",
         "pl": "pol", "pt": "por", "ru": "rus", "zh": "cmn", "ar": "ara", "bg": "bul", "el": "ell",
@@ -99,7 +104,8 @@ def prepare_mini(out: Path, data_root: Path, spec: dict[str, Any]) -> dict[str, 
     for source in spec.get("not_evaluated", []):
         evals_by_source.pop(source)
     staged = staged_sources(data_root, spec)
-    raw = _mini_training_pairs(data_root, spec, evals_by_source, staged)
+    sourced = _sourced_training_pairs(data_root, spec, evals_by_source, staged)
+    raw = {lang: [pair for pair, _ in tagged] for lang, tagged in sourced.items()}
     # BUCC-style benchmark from held-out real translations (common.data.bucc_mini); its distractors avoid every
     # training sentence and every other evaluation set (a distractor seen elsewhere is no distractor)
     elsewhere = LeakageFilter(s for sents in evals_by_source.values() for s in sents)
@@ -107,11 +113,16 @@ def prepare_mini(out: Path, data_root: Path, spec: dict[str, Any]) -> dict[str, 
     bucc_pairs, bucc_stats = bucc_mini.build(out / "bucc", data_root, spec["bucc"], exclude=elsewhere)
     evals_by_source["bucc_mini"] = bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS)
     evals = LeakageFilter(s for sents in evals_by_source.values() for s in sents)
-    train, dropped, before = {}, {}, {}
-    for lang, pairs in raw.items():
-        pairs = list(dict.fromkeys(pairs))  # exact duplicates once
-        before[lang] = len(pairs)
-        train[lang], dropped[lang] = evals.filter_pairs(pairs)
+    train, dropped, before, spans = {}, {}, {}, {}
+    for lang, tagged in sourced.items():
+        source_of: dict[tuple[str, str], str] = {}  # exact duplicates once, at their first source
+        for pair, source in tagged:
+            source_of.setdefault(pair, source)
+        first = list(source_of.items())
+        before[lang] = len(first)
+        kept = [(pair, source) for pair, source in first if not (evals.leaks(pair[0]) or evals.leaks(pair[1]))]
+        train[lang], dropped[lang] = [pair for pair, _ in kept], len(first) - len(kept)
+        spans[lang] = source_spans(kept)
     # MoCo-BERT's multi-task NLI data (appendix B): the English XNLI dev items, the only labelled NLI pairs in
     # data_root, under the same rule against every other evaluation set (a paper that trains on them reports no XNLI)
     nli_evals = LeakageFilter(s for name, sents in evals_by_source.items() if name != "xnli_dev" for s in sents)
@@ -125,7 +136,7 @@ def prepare_mini(out: Path, data_root: Path, spec: dict[str, Any]) -> dict[str, 
     elif spec.get("tatoeba") == "xtreme_and_trained":  # Table 1's groups plus every trained language
         tatoeba_langs = [lang for lang in tatoeba_langs if lang in train or lang in XTREME_36]
     return {
-        "kind": "mini", "train": write_train(out, train), "train_languages": langs,
+        "kind": "mini", "train": write_train(out, train), "train_languages": langs, "train_sources": spans,
         "tatoeba_dir": str(tat), "tatoeba_languages": tatoeba_langs,
         "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs, "bucc_benchmark": bucc_stats,
         "nli_dir": str(data_root / "xnli_dev"), "nli_languages": XNLI_15,
@@ -146,25 +157,47 @@ def _mini_training_pairs(data_root: Path, spec: dict[str, Any], evals_by_source:
                          staged: dict[str, dict[str, list[tuple[str, str]]]]) -> dict[str, list[tuple[str, str]]]:
     """The mini corpus's training pairs per language before the leakage rule (``staged``: the staged sources'
     pairs, :func:`staged_sources`)."""
-    raw: dict[str, list[tuple[str, str]]] = {}
+    return {lang: [pair for pair, _ in tagged] for lang, tagged in
+            _sourced_training_pairs(data_root, spec, evals_by_source, staged).items()}
+
+
+def _sourced_training_pairs(data_root: Path, spec: dict[str, Any], evals_by_source: dict[str, list[str]],
+                            staged: dict[str, dict[str, list[tuple[str, str]]]]) -> dict[str, list[Sourced]]:
+    """:func:`_mini_training_pairs` with each pair's source (the name of its data_root folder), in source order."""
+    raw: dict[str, list[Sourced]] = {}
+
+    def add(lang: str, source: str, pairs: Iterable[tuple[str, str]]) -> None:
+        raw.setdefault(lang, []).extend((pair, source) for pair in pairs)
+
     for xx in spec["multi30k"]:
-        raw.setdefault(ISO3[xx], []).extend(
-            (a, b) for b, a in loaders.read_multi30k(data_root / "multi30k" / "raw", "train", "en", xx))
+        add(ISO3[xx], "multi30k",
+            ((a, b) for b, a in loaders.read_multi30k(data_root / "multi30k" / "raw", "train", "en", xx)))
     if spec["cmn"]:
-        rows = loaders.read_tsv(data_root / "en_zh_tatoeba_cmn" / "cmn.txt", 2)
-        raw.setdefault("cmn", []).extend((zh, en) for en, zh in rows)
+        add("cmn", "en_zh_tatoeba_cmn",
+            ((zh, en) for en, zh in loaders.read_tsv(data_root / "en_zh_tatoeba_cmn" / "cmn.txt", 2)))
     for xx in spec["stsb_multi_mt"]:
-        raw.setdefault(ISO3[xx], []).extend(_stsb_mt_pairs(data_root / "sts" / "stsb_multi_mt", xx, "train"))
+        add(ISO3[xx], "stsb_multi_mt", _stsb_mt_pairs(data_root / "sts" / "stsb_multi_mt", xx, "train"))
     for name in spec.get("wmt", []):
-        raw.setdefault("cmn", []).extend(_wmt_pairs(data_root / "wmt", name))
-    for by_lang in staged.values():
+        add("cmn", "wmt", _wmt_pairs(data_root / "wmt", name))
+    for source, by_lang in staged.items():
         for lang, pairs in by_lang.items():
-            raw.setdefault(lang, []).extend(pairs)
+            add(lang, source, pairs)
     for xx in spec.get("xnli_dev", []):
         if "xnli_dev" in evals_by_source:
             raise ValueError("corpus.mini.xnli_dev trains on XNLI dev: list 'xnli_dev' under not_evaluated too")
-        raw.setdefault(ISO3[xx], []).extend(_xnli_pairs(data_root / "xnli_dev", xx))
+        add(ISO3[xx], "xnli_dev", _xnli_pairs(data_root / "xnli_dev", xx))
     return raw
+
+
+def source_spans(tagged: list[Sourced]) -> list[list[Any]]:
+    """[source, number of pairs] for each run of one source, in order (a language file's lines by source)."""
+    spans: list[list[Any]] = []
+    for _, source in tagged:
+        if spans and spans[-1][0] == source:
+            spans[-1][1] += 1
+        else:
+            spans.append([source, 1])
+    return spans
 
 
 def _staged(folder: Path, sel: staged_pairs.Selection) -> dict[str, list[tuple[str, str]]]:

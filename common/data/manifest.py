@@ -46,6 +46,8 @@ class CorpusManifest:
     sampled: dict[str, int] | None = None  # MoCo-BERT's Table 7: pairs sampled from each corpus
     opus_skipped: list[str] | None = None  # OPUS corpora without the language pair
     cleaning: dict[str, Any] | None = None  # what the pair cleaner dropped from downloaded bitext (paper kinds)
+    # a language -> its file's pairs as runs of one source, [[source, pairs], ...] in file order (mini)
+    train_sources: dict[str, list[list[Any]]] | None = None
 
 
 def write_manifest(out: str | os.PathLike[str], manifest: dict[str, Any]) -> Path:
@@ -62,3 +64,13 @@ def load_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     manifest: dict[str, Any] = read_json(path)
     check(manifest, CorpusManifest, path)
     return manifest
+
+
+def source_languages(manifest: dict[str, Any]) -> dict[str, list[str]]:
+    """Groups of training languages by source, from ``train_sources`` (empty without it): ``"<source>"`` -> the
+    languages with pairs of that source, ``"<source> alone"`` -> those with pairs of no other source."""
+    by_lang = {lang: {source for source, _ in spans} for lang, spans in (manifest.get("train_sources") or {}).items()}
+    sources = sorted({s for found in by_lang.values() for s in found})
+    groups = {s: sorted(lang for lang, found in by_lang.items() if s in found) for s in sources}
+    groups |= {f"{s} alone": sorted(lang for lang, found in by_lang.items() if found == {s}) for s in sources}
+    return groups

@@ -12,13 +12,14 @@ Tokenization stays in each paper's collator, per batch: the collators tokenize t
 fast tokenizer takes milliseconds per batch.
 
 Sequences compose: :class:`TsvPairs` (two tab-separated columns), :class:`Mapped` (a function of each item, e.g.
-adding a language id), :class:`Concat` (files one after another, in order).
+adding a language id), :class:`Concat` (files one after another, in order), :class:`Picked` (items at given
+positions; :func:`without_sources`: a training file less some of its sources).
 """
 from __future__ import annotations
 
 import bisect
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import IO, Any, TypeVar, overload
 
@@ -207,3 +208,15 @@ class Picked(Positional[T]):
 def tagged(base: Sequence[tuple[Any, ...]], *fields: Any) -> Mapped[tuple[Any, ...]]:
     """Each tuple of ``base`` with ``fields`` appended (e.g. a pair and its language id)."""
     return Mapped(base, lambda item: (*item, *fields))
+
+
+def without_sources(pairs: Sequence[T], spans: Sequence[Sequence[Any]], exclude: Collection[str],
+                    where: str | os.PathLike[str]) -> Sequence[T]:
+    """A training file's items less those of the sources in ``exclude``; ``spans`` are the file's runs of one source,
+    ``[source, count]`` in file order (a mini corpus manifest's ``train_sources``; ``where`` names the file)."""
+    if sum(int(n) for _, n in spans) != len(pairs):
+        raise DataFormatError(where, None, f"the manifest's train_sources count {sum(int(n) for _, n in spans)} "
+                                           f"pairs, the file has {len(pairs)}")
+    starts = np.cumsum([0, *(int(n) for _, n in spans)])
+    keep = [np.arange(starts[k], starts[k + 1]) for k, (source, _) in enumerate(spans) if source not in exclude]
+    return Picked(pairs, np.concatenate(keep) if keep else np.zeros(0, dtype=np.int64))

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from common.config import load_paper_config
+from common.data.manifest import source_languages
 from common.io import read_json
 from common.languages import TO_ISO1, XTREME_36
 from common.report.claim import claims_table
@@ -24,7 +25,7 @@ from common.report.specs import Col, Ref, Row, TableSpec
 from common.report.tables import Table, leakage_note
 from papers.dap.claims import declare
 from papers.dap.runs import TASKS, registry
-from papers.dap.variants import INIT, LABEL, MAIN, ablation_variants
+from papers.dap.variants import INIT, LABEL, MAIN, ablation_variants, is_without_source, label
 
 HERE = Path(__file__).parent
 TATOEBA, BUCC, XNLI = TASKS
@@ -41,7 +42,7 @@ def paper_key(pm: str, v: str, recomputed: bool = True) -> str:
 
 
 def model_name(init: str, v: str) -> str:
-    return f"{init} ({LABEL[v]})" if v == INIT else f"{init}+{LABEL[v]}"
+    return f"{init} ({LABEL[v]})" if v == INIT else f"{init}+{label(v)}"
 
 
 def paper_models(init: str) -> list[str]:
@@ -65,9 +66,16 @@ def where(ctx: ReportContext) -> str:
             + leakage_note(ctx.manifest))
 
 
+def _group_mean(run: dict, langs: list[str], d: str) -> float | None:
+    per = run["per_language"]
+    return sum(per[lang][d] for lang in langs) / len(langs) if all(lang in per for lang in langs) else None
+
+
 def table1(ctx: ReportContext) -> Table:
     rows = []
     rep = ctx.reported["table1_tatoeba"]
+    by_source = {name: langs for name, langs in source_languages(ctx.manifest).items() if langs}
+    without = [r.method for r in ctx.store.registry if is_without_source(r.method)]
     for d, dname in (("xx2en", "xx→en"), ("en2xx", "en→xx")):
         for init in ctx.store.registry.inits():
             for v in ROWS:
@@ -86,13 +94,39 @@ def table1(ctx: ReportContext) -> Table:
                     ours = stat([r["groups"][group][d] for r in runs])
                     none = [None for _ in paper_models(init)]
                     rows.append([dname, model_name(init, v), f"{name} ({n})", ours, *none])
+                # issue 35: the languages of each training source, and those only one source trains
+                for name, langs in by_source.items():
+                    ours = stat([_group_mean(r, langs, d) for r in runs])
+                    rows.append([dname, model_name(init, v), f"{name} ({len(langs)})", ours,
+                                 *[None for _ in paper_models(init)]])
+        init = ctx.store.registry.inits()[0]
+        for v in dict.fromkeys(without):  # TR and DAP without a source: the same rows, ablation seed only
+            runs = ctx.store.scores(v, TATOEBA, init)
+            groups: dict[str, list[str] | None] = {"all": None, **by_source}
+            for name, members in groups.items():
+                ours = stat([r["groups"]["all"][d] if members is None else _group_mean(r, members, d) for r in runs])
+                n = runs[0]["groups"]["all"]["n_languages"] if members is None else len(members)
+                rows.append([dname, model_name(init, v), f"{name} ({n})", ours, *[None for _ in paper_models(init)]])
     inits = ctx.store.registry.inits()
     return Table("table1_tatoeba", "Table 1: average Tatoeba retrieval accuracy (%)",
                  ["direction", "model", "languages", "ours", *[f"paper {pm}" for pm in paper_models(inits[0])]], rows,
                  [where(ctx), "Groups: 14 = LASER/XNLI languages, 28 = XTREME languages with 1000 pairs, 36 = XTREME; "
                   "'–' for ours = a language of the group is not evaluated at this scale.",
                   f"Languages with training data at this scale: {', '.join(ctx.manifest['train_languages'])}; "
-                  "all others are zero-shot.", INIT_NOTE])
+                  "all others are zero-shot.", INIT_NOTE, *source_note(ctx, by_source, without)])
+
+
+def source_note(ctx: ReportContext, by_source: dict[str, list[str]], without: list[str]) -> list[str]:
+    """Table 1's note on the rows by training source (mini: the staged Anki, NTREX-128 and Bible pairs)."""
+    if not by_source:
+        return []
+    groups = "; ".join(f"{name}: {', '.join(langs)}" for name, langs in by_source.items())
+    out = [f"Rows by training source (the corpus's train_sources): '<source>' = the languages with pairs of that "
+           f"source, '<source> alone' = those with no other source; {groups}."]
+    if without:
+        out.append(f"'without <source>' rows: trained on the same corpus less that source's pairs, seed "
+                   f"{ctx.cfg['ablation_seed']} only, Tatoeba only.")
+    return out
 
 
 def bucc_table(ctx: ReportContext, key: str, part: str, title: str) -> TableSpec:

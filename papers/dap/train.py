@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from common.data.stream import Concat, Mapped, TsvPairs, tagged
+from common.data.stream import Concat, Mapped, TsvPairs, tagged, without_sources
 from common.models.embedder import save_sentence_encoder
 from common.models.encoder import build_mlm_model, encoder_spec
 from common.models.tokenizer import load_tokenizer
@@ -25,10 +25,22 @@ def language_ids(manifest: dict) -> dict[str, int]:
     return {"en": 0} | {lang: i + 1 for i, lang in enumerate(sorted(manifest["train"]))}
 
 
-def load_examples(manifest: dict) -> Sequence[tuple[str, str, int]]:
-    """(non-English, English, language id) for every training pair, read by position (common/data/stream.py)."""
+def load_examples(manifest: dict, exclude_sources: Sequence[str] = ()) -> Sequence[tuple[str, str, int]]:
+    """(non-English, English, language id) for every training pair, read by position (common/data/stream.py);
+    without the pairs of ``exclude_sources`` (the manifest's ``train_sources`` says which lines they are)."""
     ids = language_ids(manifest)
-    return Concat([tagged(TsvPairs(path), ids[lang]) for lang, path in sorted(manifest["train"].items())])
+    spans = manifest.get("train_sources") or {}
+    unknown = set(exclude_sources) - {source for runs in spans.values() for source, _ in runs}
+    if unknown:
+        raise ValueError(f"sources {sorted(unknown)} to leave out are not in the corpus (its train_sources: "
+                         f"{sorted({s for runs in spans.values() for s, _ in runs}) or 'not recorded'})")
+    parts: list[Sequence[tuple[str, str, int]]] = []
+    for lang, path in sorted(manifest["train"].items()):
+        pairs: Sequence[tuple[str, str]] = TsvPairs(path)
+        if exclude_sources:
+            pairs = without_sources(pairs, spans[lang], exclude_sources, path)
+        parts.append(tagged(pairs, ids[lang]))
+    return Concat(parts)
 
 
 def english_vocabulary(tokenizer, english: Sequence[str], max_length: int) -> list[int]:
@@ -62,7 +74,7 @@ class DAPRecipe:
     paper = "dap"
 
     def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> Sequence:
-        return load_examples(manifest)
+        return load_examples(manifest, variants.resolve(run.method, cfg["dap"]).get("exclude_sources", ()))
 
     def build(self, cfg: dict, run: RunArguments, manifest: dict, examples: Sequence) -> Built:
         method = variants.resolve(run.method, cfg["dap"])

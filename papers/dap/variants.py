@@ -9,7 +9,9 @@ Registry of names used in paths and tables:
   (section 4.1's [CLS] at paper scale);
 * ``dap_dir-en2xx`` / ``dap_dir-both`` — RTL direction (Table 5; ``xx2en`` is ``dap``);
 * ``dap_rho-<r>`` — reconstruction ratio (Figure 3; ``rho`` 1.0 is ``dap``);
-* ``dap_k-<K>`` — RTL head depth (Figure 4; K=2 is ``dap``).
+* ``dap_k-<K>`` — RTL head depth (Figure 4; K=2 is ``dap``);
+* ``<tr|dap>_no-<source>`` — TR or DAP trained without one source of the mini corpus (a ``data_root`` folder, e.g.
+  ``tr_no-anki_pairs``; issue 35: what the Tatoeba-domain Anki pairs add), the other pairs as they are.
 """
 from __future__ import annotations
 
@@ -21,7 +23,23 @@ INIT = "init"
 LABEL = {"tr": "TR", "tr_tlm": "TR+TLM", "dap": "DAP", INIT: "no pre-training"}
 _OBJECTIVES = {"tr": ("tr",), "tr_tlm": ("tr", "tlm"), "dap": ("tr", "rtl")}
 _ABLATION = re.compile(r"^dap_(dir-(?P<dir>xx2en|en2xx|both)|rho-(?P<rho>[0-9.]+)|k-(?P<k>[0-9]+))$")
+_WITHOUT = re.compile(r"^(?P<base>tr|dap)_no-(?P<source>[a-z0-9_]+)$")
 DIRECTIONS = ("xx2en", "en2xx", "both")
+
+
+def without_source(base: str, source: str) -> str:
+    """The variant name of ``base`` trained without ``source``."""
+    return f"{base}_no-{source}"
+
+
+def label(name: str) -> str:
+    """A variant's name in the tables: ``LABEL``'s, or 'TR without anki_pairs' for a source left out."""
+    w = _WITHOUT.match(name)
+    return f"{LABEL[w['base']]} without {w['source']}" if w else LABEL[name]
+
+
+def is_without_source(name: str) -> bool:
+    return bool(_WITHOUT.match(name))
 
 
 def resolve(name: str, dap_cfg: dict) -> dict:
@@ -31,10 +49,13 @@ def resolve(name: str, dap_cfg: dict) -> dict:
         return {"objectives": ["tr"], **cfg, "train": False}
     if name in _OBJECTIVES:
         return {"objectives": list(_OBJECTIVES[name]), **cfg}
+    w = _WITHOUT.match(name)
+    if w:
+        return {"objectives": list(_OBJECTIVES[w["base"]]), **cfg, "exclude_sources": [w["source"]]}
     m = _ABLATION.match(name)
     if not m:
         raise ValueError(f"unknown DAP variant {name!r}; expected one of {MAIN}, {INIT!r} or "
-                         "dap_dir-*/dap_rho-*/dap_k-*")
+                         "dap_dir-*/dap_rho-*/dap_k-*/<tr|dap>_no-<source>")
     if m["dir"]:
         cfg["direction"] = m["dir"]
     elif m["rho"]:

@@ -38,6 +38,11 @@ def test_mini_corpus_has_no_evaluation_sentence(data_root, tmp_path):
         evals |= {normalize(s) for s in (*b.src.values(), *b.trg.values())}
     train = loaders.read_tsv_pairs(manifest["train"]["cmn"])
     assert not any(normalize(a) in evals or normalize(b) in evals for a, b in train)
+    # the file lists its pairs source by source: cmn.txt's, then stsb-multi-mt's (train_sources counts them)
+    (first, n_cmn), (second, n_stsb) = manifest["train_sources"]["cmn"]
+    assert (first, second) == ("en_zh_tatoeba_cmn", "stsb_multi_mt") and n_cmn + n_stsb == len(train)
+    cmn_txt = {(zh, en) for en, zh in loaders.read_tsv(data_root / "en_zh_tatoeba_cmn" / "cmn.txt", 2)}
+    assert all(p in cmn_txt for p in train[:n_cmn]) and not any(p in cmn_txt for p in train[n_cmn:])
     assert leak["pairs_before"]["cmn"] - leak["dropped"]["cmn"] == len(train)
     assert manifest["bucc_benchmark"]["zh-en"]["test"]["gold"] == 150
     # BUCC's distractors are in no training pair (before the rule) and no other evaluation set; the excluded

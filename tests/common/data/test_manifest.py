@@ -34,3 +34,14 @@ def test_a_manifest_that_does_not_fit_is_an_error_naming_the_file_and_the_field(
         with pytest.raises(DataFormatError, match=rf"{tmp_path}/manifest\.json: not a CorpusManifest: .*{field}"):
             load_manifest(tmp_path / "manifest.json")
     assert not (tmp_path / "other").exists()  # nothing written when the check fails
+
+
+def test_source_languages_by_hand():
+    from common.data.manifest import source_languages
+
+    manifest = {"train_sources": {"spa": [["multi30k", 3], ["anki_pairs", 2]], "tur": [["anki_pairs", 4]],
+                                  "kat": [["ntrex128", 5]]}}
+    assert source_languages(manifest) == {
+        "anki_pairs": ["spa", "tur"], "multi30k": ["spa"], "ntrex128": ["kat"],
+        "anki_pairs alone": ["tur"], "multi30k alone": [], "ntrex128 alone": ["kat"]}
+    assert source_languages({"train": {}}) == {}

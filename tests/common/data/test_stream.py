@@ -83,3 +83,34 @@ def test_papers_loaders_give_the_lists_they_gave(tmp_path):
         sample = rng.sample(pool, want) if want <= len(pool) else [rng.choice(pool) for _ in range(want)]
         expected = (pairs if parallel else []) + [(s, None, MONO) for s in sample]
         assert list(hictl_examples(manifest, fraction, parallel)) == expected
+
+
+def test_without_sources_leaves_out_the_lines_of_a_source(tmp_path):
+    from common.data.stream import without_sources
+
+    pairs = TsvPairs(write(tmp_path / "spa.tsv", b"1\ta\n2\tb\n3\tc\n4\td\n5\te\n"))
+    spans = [["multi30k", 2], ["anki_pairs", 2], ["ntrex128", 1]]
+    assert list(without_sources(pairs, spans, {"anki_pairs"}, "spa.tsv")) == [("1", "a"), ("2", "b"), ("5", "e")]
+    assert list(without_sources(pairs, spans, (), "spa.tsv")) == list(pairs)
+    assert len(without_sources(pairs, spans, {"multi30k", "anki_pairs", "ntrex128"}, "spa.tsv")) == 0
+    with pytest.raises(DataFormatError, match=r"spa.tsv.*train_sources count 4 pairs, the file has 5"):
+        without_sources(pairs, [["anki_pairs", 4]], {"anki_pairs"}, "spa.tsv")
+
+
+def test_dap_leaves_out_a_source_by_the_manifests_spans(tmp_path):
+    from papers.dap.train import load_examples
+    from papers.dap.variants import label, resolve
+
+    spa = write(tmp_path / "spa.tsv", b"uno\tone\ndos\ttwo\ntres\tthree\n")
+    fra = write(tmp_path / "fra.tsv", b"un\tone\n")
+    manifest = {"train": {"spa": str(spa), "fra": str(fra)},
+                "train_sources": {"spa": [["stsb_multi_mt", 1], ["anki_pairs", 2]], "fra": [["anki_pairs", 1]]}}
+    method = resolve("tr_no-anki_pairs", {"rtl_layers": 2, "rho": 1.0, "direction": "xx2en"})
+    assert method["objectives"] == ["tr"] and method["exclude_sources"] == ["anki_pairs"]
+    assert resolve("dap_no-anki_pairs", {"rtl_layers": 2, "rho": 1.0, "direction": "xx2en"})["objectives"] == \
+        ["tr", "rtl"]
+    assert label("dap_no-anki_pairs") == "DAP without anki_pairs"
+    assert list(load_examples(manifest, method["exclude_sources"])) == [("uno", "one", 2)]
+    assert len(load_examples(manifest)) == 4
+    with pytest.raises(ValueError, match=r"\['anki'\] to leave out are not in the corpus"):
+        load_examples(manifest, ["anki"])

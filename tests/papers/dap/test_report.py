@@ -39,3 +39,35 @@ def test_claims_give_intervals_and_verdicts(tmp_path):
     assert rows[("DAP > TR", "XNLI accuracy")][11] == "inconclusive"
     bucc = rows[("DAP > TR", "BUCC test F1")]
     assert bucc[5].mean == pytest.approx(200 * 3 / (3 + 1 + 3)) and bucc[7].mean == 0.0 and bucc[11] == "reversed"
+
+
+def test_table1_shows_what_a_training_source_adds(tmp_path):
+    """Issue 35: rows by training source (the languages of each source, those of one source alone) and TR / DAP
+    trained without a source, on the ablation seed, Tatoeba only; worked out by hand from per-language accuracies."""
+    from papers.dap.report import table1
+
+    cfg = {"description": "d", "encoders": {"minilm": {}}, "seeds": [1], "ablations": {}, "ablation_seed": 1,
+           "without_sources":
+           ["anki_pairs"], "dap": {"direction": "xx2en", "rho": 1.0, "rtl_layers": 2}}
+    manifest = {"train_languages": ["kat", "spa", "tur"], "leakage": {"dropped_total": 0},
+                "train_sources": {"spa": [["multi30k", 3], ["anki_pairs", 2]], "tur": [["anki_pairs", 4]],
+                                  "kat": [["ntrex128", 5]]}}
+    reg = registry(cfg)
+    assert [(r.method, r.tasks) for r in reg if "_no-" in r.method] == [
+        ("tr_no-anki_pairs", ("tatoeba@cosine",)), ("dap_no-anki_pairs", ("tatoeba@cosine",))]
+    for r in reg:
+        acc = {"init": 10.0, "tr": 40.0, "tr_tlm": 30.0, "dap": 50.0}.get(r.method, 20.0)
+        per = {"spa": acc, "tur": acc + 10, "kat": 4.0}  # xx->en; en->xx is 1 point lower
+        group = {"n_languages": 3, "xx2en": 1.0, "en2xx": 1.0}
+        write_scores(tmp_path / "eval" / "minilm" / r.method / f"seed{r.seed}" / "tatoeba@cosine.json", {"scores": {
+            "per_language": {k: {"xx2en": v, "en2xx": v - 1} for k, v in per.items()},
+            "groups": {g: group for g in ("14", "28", "36", "all", "trained", "trained_latin")}}})
+    ctx = ReportContext("dap", "mini", cfg, ResultStore(tmp_path, reg), manifest, {"table1_tatoeba": {
+        "xx2en": {}, "en2xx": {}}}, tmp_path)
+    rows = {(r[0], r[1], r[2]): r[3] for r in table1(ctx).rows}
+    assert rows[("xx→en", "minilm+TR", "anki_pairs (2)")] == 45.0  # (40 + 50) / 2
+    assert rows[("en→xx", "minilm+DAP", "anki_pairs alone (1)")] == 59.0  # tur only, en->xx
+    assert rows[("xx→en", "minilm (no pre-training)", "ntrex128 alone (1)")] == 4.0
+    assert rows[("xx→en", "minilm+TR without anki_pairs", "anki_pairs (2)")] == 25.0  # (20 + 30) / 2
+    assert rows[("xx→en", "minilm+DAP without anki_pairs", "all (3)")] == 1.0
+    assert "'without <source>' rows" in " ".join(table1(ctx).notes)
