@@ -161,6 +161,11 @@ class AlignedMeans(ItemMetric):
         parts: Sequence[np.ndarray | None] = idx if idx else [None] * len(self.v)
         return 100.0 * float(np.mean([(x if idx is None else x[i]).mean() for x, i in zip(self.v, parts)]))
 
+    def values(self, draws: Sequence[np.ndarray]) -> np.ndarray:
+        per = [draws[0]] * len(self.v) if self.aligned else draws
+        out: np.ndarray = 100.0 * np.mean([x[d].mean(1) for x, d in zip(self.v, per)], axis=0)  # (R,)
+        return out
+
 
 class MeanF1(ItemMetric):
     """Mean over language pairs of BUCC F1 from per-source-sentence outcomes (gold, true / false positive)."""
@@ -177,6 +182,15 @@ class MeanF1(ItemMetric):
     def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
         parts: Sequence[np.ndarray | slice] = idx if idx else [slice(None)] * len(self.pairs)
         return float(np.mean([self.f1(g[i], t[i], f[i]) for (g, t, f), i in zip(self.pairs, parts)]))
+
+    def values(self, draws: Sequence[np.ndarray]) -> np.ndarray:
+        f1s = []
+        for (g, t, f), d in zip(self.pairs, draws):
+            tp, fp, gold = t[d].sum(1), f[d].sum(1), g[d].sum(1)  # (R,) each
+            den = tp + fp + gold
+            f1s.append(100.0 * 2 * tp / np.where(den > 0, den, 1))
+        out: np.ndarray = np.mean(f1s, axis=0)
+        return out
 
 
 class MeanOfRatios(ItemMetric):
@@ -197,6 +211,14 @@ class MeanOfRatios(ItemMetric):
     def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
         parts: Sequence[np.ndarray | slice] = idx if idx else [slice(None)] * len(self.c)
         return float(np.mean([self.ratio(c[i]) for c, i in zip(self.c, parts)]))
+
+    def values(self, draws: Sequence[np.ndarray]) -> np.ndarray:
+        ratios = []
+        for c, d in zip(self.c, draws):
+            num, den = c[d, 0].sum(1), c[d, 1].sum(1)  # (R,) each
+            ratios.append(np.where(den > 0, 100.0 * num / np.where(den > 0, den, 1), 0.0))
+        out: np.ndarray = np.mean(ratios, axis=0)
+        return out
 
 
 def _dense_codes(x: np.ndarray) -> np.ndarray:

@@ -223,7 +223,8 @@ def test_correlation_metrics_on_many_draws_at_once_equal_one_draw_at_a_time(kind
 
 def test_clustered_accuracies_and_combinations_on_many_draws_at_once_equal_one_draw_at_a_time():
     """XNLI-style accuracies over clusters of unequal size (vectorised from per-cluster counts), a weighted
-    combination and a gap, against the per-draw loop."""
+    combination, a gap, BUCC F1 (with a pair no draw can score: F1 0), POS word accuracy (with an empty sentence)
+    and QA F1 over aligned questions, against the per-draw loop."""
     rng = np.random.default_rng(1)
     outcomes = ["".join(rng.choice(["0", "1"], 12)) for _ in range(3)]
     premises = [0, 0, 0, 1, 2, 2, 3, 4, 4, 4, 4, 5]
@@ -231,7 +232,11 @@ def test_clustered_accuracies_and_combinations_on_many_draws_at_once_equal_one_d
     pearson = MeanPearson([[{"pred": rng.normal(size=6).tolist(), "gold": rng.normal(size=6).tolist()}]])
     combined = Combined([xnli, pearson], [0.25, 0.75])
     other = item_metric("xnli", {"items": dict(zip("abc", outcomes[::-1])), "clusters": premises})
-    for m in (xnli, combined, Gap(xnli, other)):
+    bucc = MeanF1([{"gold": "0110100111", "tp": "0100100011", "fp": "1000010000"},
+                   {"gold": "00", "tp": "00", "fp": "00"}])
+    pos = item_metric("token-classification", {"items": {"de": [[2, 4], [0, 2], [0, 0]], "en": [[3, 3]]}})
+    qa = item_metric("qa", {"per_language": {"en": {"items_f1": [1.0, 0.5, 0.0]}, "de": {"items_f1": [0.0, 1.0, 1.0]}}})
+    for m in (xnli, combined, Gap(xnli, other), bucc, pos, qa):
         draws = [rng.integers(0, n, (30, n)) for n in m.strata]
         assert np.allclose(m.values(draws), ItemMetric.values(m, draws), rtol=0, atol=1e-9)
 
