@@ -133,7 +133,7 @@ class AlignedAccuracies(MeanOfAccuracies):
             raise ValueError(f"{len(self.clusters.flat)} cluster ids for {n} items")
         self.strata = [len(self.clusters)]
         c = self.clusters  # each language's correct items per cluster, (clusters,):
-        self.correct = [np.add.reduceat(ok[c.flat].astype(float), c.starts) for ok in self.ok]
+        self.correct = [np.add.reduceat(ok[c.flat].astype(float), c.starts) if n else np.zeros(0) for ok in self.ok]
 
     def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
         return super().value(None if idx is None else [self.clusters.items(idx[0])])
@@ -257,8 +257,9 @@ class StsWeightedSpearman(ItemMetric):
         self.groups = [[(np.asarray(s["pred"]), np.asarray(s["gold"])) for s in subsets.values()]
                        for subsets in datasets.values()]
         self.strata = [len(p) for subsets in self.groups for p, _ in subsets]
-        # each item's value as the number of its distinct value in sorted order: (codes, number of distinct values)
+        # each item's value as the number of its distinct value in sorted order (NaN: the per-draw path's NaN)
         self.codes = [[tuple(_dense_codes(x) for x in pair) for pair in subsets] for subsets in self.groups]
+        self.finite = all(np.isfinite(x).all() for subsets in self.groups for pair in subsets for x in pair)
 
     @staticmethod
     def spearman(pred: np.ndarray, gold: np.ndarray) -> float:
@@ -278,6 +279,8 @@ class StsWeightedSpearman(ItemMetric):
 
     def values(self, draws: Sequence[np.ndarray]) -> np.ndarray:
         """All resamples at once, ranked by counting (:func:`_average_ranks`) instead of sorting every draw."""
+        if not self.finite:
+            return super().values(draws)
         it, means = iter(draws), []
         for subsets, codes in zip(self.groups, self.codes):
             vals = [_correlations(_average_ranks(p[d], len(p)), _average_ranks(g[d], len(g)))

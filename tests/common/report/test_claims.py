@@ -219,6 +219,10 @@ def test_correlation_metrics_on_many_draws_at_once_equal_one_draw_at_a_time(kind
     fast, slow = m.values(draws), ItemMetric.values(m, draws)
     assert fast.shape == (40,) and np.allclose(fast, slow, rtol=0, atol=1e-9)
     assert m.value([d[3] for d in draws]) == pytest.approx(fast[3])
+    sets[1]["pred"][2] = float("nan")  # a NaN prediction: NaN wherever a draw takes it, as one draw at a time
+    m = (StsWeightedSpearman({"A": {"a": sets[0], "b": sets[1]}, "B": {"c": sets[2]}}) if kind == "spearman"
+         else MeanPearson([sets[:2], sets[2:]]))
+    assert np.array_equal(m.values(draws), ItemMetric.values(m, draws), equal_nan=True)
 
 
 def test_clustered_accuracies_and_combinations_on_many_draws_at_once_equal_one_draw_at_a_time():
