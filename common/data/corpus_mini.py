@@ -105,11 +105,10 @@ def prepare_mini(out: Path, data_root: Path, spec: dict[str, Any]) -> dict[str, 
         evals_by_source.pop(source)
     staged = staged_sources(data_root, spec)
     sourced = _sourced_training_pairs(data_root, spec, evals_by_source, staged)
-    raw = {lang: [pair for pair, _ in tagged] for lang, tagged in sourced.items()}
     # BUCC-style benchmark from held-out real translations (common.data.bucc_mini); its distractors avoid every
     # training sentence and every other evaluation set (a distractor seen elsewhere is no distractor)
     elsewhere = LeakageFilter(s for sents in evals_by_source.values() for s in sents)
-    elsewhere.add(s for pairs in raw.values() for pair in pairs for s in pair)
+    elsewhere.add(s for tagged in sourced.values() for pair, _ in tagged for s in pair)
     bucc_pairs, bucc_stats = bucc_mini.build(out / "bucc", data_root, spec["bucc"], exclude=elsewhere)
     evals_by_source["bucc_mini"] = bucc_sentences(out / "bucc", bucc_pairs, BUCC_SPLITS)
     evals = LeakageFilter(s for sents in evals_by_source.values() for s in sents)
@@ -118,11 +117,9 @@ def prepare_mini(out: Path, data_root: Path, spec: dict[str, Any]) -> dict[str, 
         source_of: dict[tuple[str, str], str] = {}  # exact duplicates once, at their first source
         for pair, source in tagged:
             source_of.setdefault(pair, source)
-        first = list(source_of.items())
-        before[lang] = len(first)
-        kept = [(pair, source) for pair, source in first if not (evals.leaks(pair[0]) or evals.leaks(pair[1]))]
-        train[lang], dropped[lang] = [pair for pair, _ in kept], len(first) - len(kept)
-        spans[lang] = source_spans(kept)
+        before[lang] = len(source_of)
+        train[lang], dropped[lang] = evals.filter_pairs(source_of)
+        spans[lang] = source_spans([(pair, source_of[pair]) for pair in train[lang]])
     # MoCo-BERT's multi-task NLI data (appendix B): the English XNLI dev items, the only labelled NLI pairs in
     # data_root, under the same rule against every other evaluation set (a paper that trains on them reports no XNLI)
     nli_evals = LeakageFilter(s for name, sents in evals_by_source.items() if name != "xnli_dev" for s in sents)

@@ -175,20 +175,18 @@ class MeanF1(ItemMetric):
         self.strata = [len(g) for g, _, _ in self.pairs]
 
     @staticmethod
-    def f1(gold: np.ndarray, tp: np.ndarray, fp: np.ndarray) -> float:
-        t, f, g = tp.sum(), fp.sum(), gold.sum()
-        return 100.0 * 2 * t / (t + f + g) if t + f + g else 0.0  # = 2PR / (P + R)
+    def f1(tp: Any, fp: Any, gold: Any) -> Any:
+        """F1 x 100 from counts (numbers, or (R,) arrays of them): 2PR / (P + R) = 2 tp / (tp + fp + gold); 0 when
+        all three are 0."""
+        den = tp + fp + gold
+        return 100.0 * 2 * tp / np.where(den > 0, den, 1)
 
     def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
         parts: Sequence[np.ndarray | slice] = idx if idx else [slice(None)] * len(self.pairs)
-        return float(np.mean([self.f1(g[i], t[i], f[i]) for (g, t, f), i in zip(self.pairs, parts)]))
+        return float(np.mean([self.f1(t[i].sum(), f[i].sum(), g[i].sum()) for (g, t, f), i in zip(self.pairs, parts)]))
 
     def values(self, draws: Sequence[np.ndarray]) -> np.ndarray:
-        f1s = []
-        for (g, t, f), d in zip(self.pairs, draws):
-            tp, fp, gold = t[d].sum(1), f[d].sum(1), g[d].sum(1)  # (R,) each
-            den = tp + fp + gold
-            f1s.append(100.0 * 2 * tp / np.where(den > 0, den, 1))
+        f1s = [self.f1(t[d].sum(1), f[d].sum(1), g[d].sum(1)) for (g, t, f), d in zip(self.pairs, draws)]  # (R,) each
         out: np.ndarray = np.mean(f1s, axis=0)
         return out
 
@@ -204,19 +202,16 @@ class MeanOfRatios(ItemMetric):
         self.strata = [len(x) for x in self.c]
 
     @staticmethod
-    def ratio(c: np.ndarray) -> float:
-        den = c[:, 1].sum()
-        return 100.0 * c[:, 0].sum() / den if den else 0.0
+    def ratio(num: Any, den: Any) -> Any:
+        """num / den x 100 from summed counts (numbers, or (R,) arrays of them); 0 where den is 0."""
+        return np.where(den > 0, 100.0 * num / np.where(den > 0, den, 1), 0.0)
 
     def value(self, idx: Sequence[np.ndarray] | None = None) -> float:
         parts: Sequence[np.ndarray | slice] = idx if idx else [slice(None)] * len(self.c)
-        return float(np.mean([self.ratio(c[i]) for c, i in zip(self.c, parts)]))
+        return float(np.mean([self.ratio(c[i, 0].sum(), c[i, 1].sum()) for c, i in zip(self.c, parts)]))
 
     def values(self, draws: Sequence[np.ndarray]) -> np.ndarray:
-        ratios = []
-        for c, d in zip(self.c, draws):
-            num, den = c[d, 0].sum(1), c[d, 1].sum(1)  # (R,) each
-            ratios.append(np.where(den > 0, 100.0 * num / np.where(den > 0, den, 1), 0.0))
+        ratios = [self.ratio(c[d, 0].sum(1), c[d, 1].sum(1)) for c, d in zip(self.c, draws)]  # (R,) each
         out: np.ndarray = np.mean(ratios, axis=0)
         return out
 

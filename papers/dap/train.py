@@ -30,11 +30,12 @@ def load_examples(manifest: dict, exclude_sources: Sequence[str] = ()) -> Sequen
     without the pairs of ``exclude_sources`` (the manifest's ``train_sources`` says which lines they are)."""
     ids = language_ids(manifest)
     spans = manifest.get("train_sources") or {}
-    unknown = set(exclude_sources) - {source for runs in spans.values() for source, _ in runs}
+    known = {source for runs in spans.values() for source, _ in runs}
+    unknown = set(exclude_sources) - known
     if unknown:
         raise ValueError(f"sources {sorted(unknown)} to leave out are not in the corpus (its train_sources: "
-                         f"{sorted({s for runs in spans.values() for s, _ in runs}) or 'not recorded'}; a mini "
-                         "corpus built before they were recorded needs its corpus folder deleted and rebuilt)")
+                         f"{sorted(known) or 'not recorded'}; a mini corpus built before they were recorded needs "
+                         "its corpus folder deleted and rebuilt)")
     parts: list[Sequence[tuple[str, str, int]]] = []
     for lang, path in sorted(manifest["train"].items()):
         pairs: Sequence[tuple[str, str]] = TsvPairs(path)
