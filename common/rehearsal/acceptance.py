@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parents[2]
 PAPERS = tuple(papers("rehearsal"))  # every paper with a rehearsal config
+CHECKS = ("trainer", "mfu", "rehearsal")
 
 
 @dataclass
@@ -158,21 +159,29 @@ def _training_figures(results: Path) -> dict[str, Any]:
 
 
 def rehearsal_check(papers: list[str], workdir: Path, data_root: str, cores: int, gpus: int | None,
-                    name: str) -> Check:
-    """``snakemake papers/<p>/all --config scale=rehearsal`` for ``papers`` in one workflow run."""
+                    name: str, timeout: float = 3600) -> Check:
+    """``snakemake papers/<p>/all --config scale=rehearsal`` for ``papers`` in one workflow run; past ``timeout``
+    seconds the workflow is stopped and the check fails with the jobs it had done."""
     t0 = time.time()
     config = ["scale=rehearsal", f"data_root={data_root}"] + ([f"gpus={gpus}"] if gpus is not None else [])
     cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
-           *[f"papers/{p}/all" for p in papers], "--cores", str(cores), "--config", *config]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)
+           *[f"papers/{p}/all" for p in papers], "--cores", str(cores), "--keep-going", "--config", *config]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        returncode, output = proc.returncode, proc.stdout + proc.stderr
+    except subprocess.TimeoutExpired as stopped:
+        returncode = -1
+        output = "".join(o.decode(errors="replace") if isinstance(o, bytes) else (o or "")
+                         for o in (stopped.stdout, stopped.stderr)) + f"\n[stopped after {timeout:.0f} s]"
     details: dict[str, Any] = {"command": "snakemake " + " ".join(cmd[5:]), "gpus": gpus}
-    jobs = re.search(r"^total\s+(\d+)$", proc.stdout + proc.stderr, flags=re.M)
+    jobs = re.search(r"^total\s+(\d+)$", output, flags=re.M)
     details["jobs"] = int(jobs.group(1)) if jobs else None
+    done = re.findall(r"^(\d+) of (\d+) steps", output, flags=re.M)
+    details["jobs_done"] = int(done[-1][0]) if done else 0
     for p in papers:
         details[p] = _training_figures(workdir / "results" / "rehearsal" / p)
         details[p]["tables"] = len(list((workdir / "figures" / p / "rehearsal").glob("*.csv")))
-    return Check(name, proc.returncode == 0, time.time() - t0, details,
-                 "" if proc.returncode == 0 else (proc.stdout + proc.stderr)[-4000:])
+    return Check(name, returncode == 0, time.time() - t0, details, "" if returncode == 0 else output[-4000:])
 
 
 def mfu_check(device: str, out: Path) -> Check:
@@ -216,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data-root", default=str(ROOT.parent / "shared" / "data"))
     p.add_argument("--papers", nargs="+", default=list(PAPERS), choices=PAPERS)
     p.add_argument("--cores", type=int, default=os.cpu_count() or 2)
+    p.add_argument("--checks", nargs="+", default=list(CHECKS), choices=CHECKS, help="which checks to run")
+    p.add_argument("--rehearsal-timeout", type=float, default=3600, help="seconds before the rehearsal is stopped")
     p.add_argument("--trainer-check", default=None, help=argparse.SUPPRESS)
     p.add_argument("--work", default=None, help=argparse.SUPPRESS)
     a = p.parse_args(argv)
@@ -232,16 +243,31 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     work = Path(a.workdir) if a.workdir else Path(tempfile.mkdtemp(prefix="gpu-acceptance-"))
     gpus = env.get("gpus", 0)
-    checks = [trainer_check_isolated(prec, work / "trainer", a.device) for prec in ("bf16", "fp16")]
+    checks: list[Check] = []
+
+    def done(check: Check) -> None:  # the report is rewritten after every check: a stopped run keeps what it did
+        checks.append(check)
+        report(env, checks, out)
+
+    if "trainer" in a.checks:
+        for prec in ("bf16", "fp16"):
+            done(trainer_check_isolated(prec, work / "trainer", a.device))
+    if "mfu" in a.checks:
+        done(mfu_check(a.device, out))
+    if "rehearsal" not in a.checks:
+        return _finish(checks, out)
     # on a GPU, one rank per GPU: world size 1 for every paper, and 2 for DAP where there are two GPUs; on the CPU the
     # rehearsal's own 2 gloo ranks
-    checks.append(rehearsal_check(a.papers, work / "rehearsal", a.data_root, a.cores, 1 if a.device == "cuda" else None,
-                                  "rehearsal, " + ("world size 1" if a.device == "cuda" else "2 gloo ranks")))
+    done(rehearsal_check(a.papers, work / "rehearsal", a.data_root, a.cores, 1 if a.device == "cuda" else None,
+                         "rehearsal, " + ("world size 1" if a.device == "cuda" else "2 gloo ranks"),
+                         a.rehearsal_timeout))
     if gpus >= 2 and "dap" in a.papers:
-        checks.append(rehearsal_check(["dap"], work / "rehearsal-2gpu", a.data_root, a.cores, 2,
-                                      "rehearsal of DAP, world size 2"))
-    checks.append(mfu_check(a.device, out))
-    report(env, checks, out)
+        done(rehearsal_check(["dap"], work / "rehearsal-2gpu", a.data_root, a.cores, 2,
+                             "rehearsal of DAP, world size 2", a.rehearsal_timeout))
+    return _finish(checks, out)
+
+
+def _finish(checks: list[Check], out: Path) -> int:
     for c in checks:
         log.info("%s: %s (%.0f s)", c.name, "passed" if c.passed else "FAILED", c.seconds)
     log.info("report: %s", out / "README.md")

@@ -251,6 +251,13 @@ def forget_deepspeed_groups() -> None:
     groups._WORLD_GROUP = None
 
 
+def logged_scalars(outputs: dict[str, Any], device: torch.device) -> dict[str, torch.Tensor]:
+    """A model output's 0-d tensors, detached and on the training device: the ranks' means are taken in one NCCL
+    all-reduce of them stacked, which needs one device (a scalar a model built on the CPU, such as an annealing
+    weight, failed the first GPU rehearsal)."""
+    return {k: v.detach().to(device) for k, v in outputs.items() if torch.is_tensor(v) and v.ndim == 0}
+
+
 class Trainer:
     def __init__(self, model: nn.Module, examples: Sequence[Any],
                  collate: Callable[[list[Any], torch.Generator], dict[str, Any]],
@@ -290,7 +297,9 @@ class Trainer:
         with no_fairseq_optimizer_probe():
             engine, _, _, _ = deepspeed.initialize(model=self.model, optimizer=optimizer, lr_scheduler=scheduler,
                                                    config=deepspeed_config(self.args, self.world))
-        if self.world == 1:  # nothing to all-reduce: skip DeepSpeed's flatten / reduce / copy-back of every gradient
+        if self.world == 1 and self.args.zero_stage == 0:
+            # nothing to all-reduce: skip DeepSpeed's flatten / reduce / copy-back of every gradient. Not under ZeRO
+            # 1/2, whose optimizer receives the gradients of its partitions through that path, even on one rank.
             engine.enable_backward_allreduce = False
         self.engine, self.scheduler = engine, scheduler
         self.sampler = StepSampler(len(self.examples), self.args.global_batch_size, self.args.seed,
@@ -410,7 +419,7 @@ class Trainer:
                 micro = self.engine(**batch)
                 self.engine.backward(micro["loss"])  # DeepSpeed divides by the accumulation steps
                 self.engine.step()  # the optimizer steps after the last micro-batch only
-                parts.append({k: v.detach() for k, v in micro.items() if torch.is_tensor(v) and v.ndim == 0})
+                parts.append(logged_scalars(micro, device))
                 del micro, batch
             out = parts[0] if self.accum == 1 else {k: torch.stack([p[k] for p in parts]).mean() for k in parts[0]}
             step += 1

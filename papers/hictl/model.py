@@ -75,7 +75,7 @@ class HICTL(nn.Module):
                                                       p_avg)
             if self.training:
                 self.window.update(out["loss_sentence"])
-            out["p_avg"] = torch.tensor(p_avg)
+            out["p_avg"] = loss.new_tensor(p_avg)  # on the loss's device, as every logged scalar
             loss = loss + out["loss_sentence"]
         if self.word_loss is not None:
             query = backbone(input_ids=pair_ids, attention_mask=pair_mask,

@@ -240,7 +240,7 @@ class VMSST(nn.Module):
         kl = (kl_standard_normal(sem_mean, sem_logv) + kl_standard_normal(li_mean, li_logv)
               + kl_standard_normal(lj_mean, lj_logv)).mean()
         out["loss_reconstruction"], out["loss_kl"] = rec, kl
-        out["kl_weight"] = torch.tensor(self.kl_weight())
+        out["kl_weight"] = kl.new_tensor(self.kl_weight())  # on the loss's device, as every logged scalar
         out["loss_vmsst"] = out["loss_translation"] + self.s.elbo_weight * (rec + self.kl_weight() * kl)
         return out
 

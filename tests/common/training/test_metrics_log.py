@@ -1,5 +1,6 @@
 """TensorBoard events beside metrics.jsonl: the logged scalars at their steps, purged after the step a run resumes
 from, and evaluation scores under eval/."""
+import torch
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
 from common.training.metrics_log import write_eval_scores
@@ -25,3 +26,16 @@ def test_events_follow_the_run_and_its_resume(tmp_path):
     assert len(jsonl) == 6
     write_eval_scores(tmp_path / "tensorboard", 6, "tatoeba@cosine", {"main_score": 42.5, "languages": ["x"]})
     assert scalars(tmp_path / "tensorboard" / "eval", "eval/tatoeba@cosine/main_score") == {6: 42.5}
+
+
+def test_logged_scalars_are_detached_and_moved_to_the_training_device():
+    """A scalar a model builds on the CPU (VMSST's KL weight, HICTL's p_avg) joins the others on the training device
+    before the ranks' mean (on CUDA, torch.stack of mixed devices failed the first GPU rehearsal); "meta" stands in
+    for the GPU on a CPU machine. Non-scalars and non-tensors are not logged."""
+    from common.training.trainer import logged_scalars
+
+    loss = torch.tensor(2.0, requires_grad=True) * 3
+    got = logged_scalars({"loss": loss, "kl_weight": torch.tensor(0.5), "logits": torch.ones(2, 3), "n": 4},
+                         torch.device("meta"))
+    assert sorted(got) == ["kl_weight", "loss"]
+    assert all(v.device.type == "meta" and not v.requires_grad for v in got.values())

@@ -1,5 +1,6 @@
 """Preflight (issue 31, 1j): what a paper-scale submission would miss, found before it is submitted."""
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -36,7 +37,7 @@ def test_the_paper_download_list_is_the_corpus_preps():
     assert sum(r.revision == pf.MANUAL for r in hictl.resources.values()) + len(hictl.manual_files["hictl"]) > 10
 
 
-def test_gpus_memory_and_disk_findings(tmp_path):
+def test_gpus_memory_and_disk_findings(tmp_path, monkeypatch):
     cfg = {"training": {"gpus": 8, "keep_checkpoints": 2}, "resources": {"train": {"mem_mb": 256000}}}
     nodes = [{"name": "n1", "gres": "gpu:a100:4", "gpus": 4, "mem_mb": 500000},
              {"name": "n2", "gres": "gpu:a100:8(S:0-1)", "gpus": 8, "mem_mb": 128000}]
@@ -45,6 +46,8 @@ def test_gpus_memory_and_disk_findings(tmp_path):
     cpu = [{"name": "laptop", "gres": "cpu", "gpus": 0, "mem_mb": 16000}]
     assert pf.gpus(cfg, cpu, None, cpu_ranks=True).ok and not pf.gpus(cfg, cpu, None).ok  # the rehearsal: CPU ranks
     assert pf.memory(cfg, nodes).ok and not pf.memory(cfg, nodes[1:]).ok
+    # the disk check against 100 GB free, whatever this machine has (CI's had 13 GB)
+    monkeypatch.setattr(pf.shutil, "disk_usage", lambda path: SimpleNamespace(free=100 * 10**9))
     small = pf.disk(cfg, runs=2, download_bytes=10**9, weight_bytes=10**9, roots=[tmp_path])
     huge = pf.disk(cfg, runs=10**6, download_bytes=10**9, weight_bytes=10**9, roots=[tmp_path])
     assert small.ok and not huge.ok and "3 x 2 + 1" in small.summary  # 2 runs x 1 GB x 7 + 3 GB
