@@ -208,10 +208,27 @@ def _hours(rows: list[dict[str, Any]]) -> dict[str, float]:
     return {k: sum(r["gpu_hours"][k] * r["seeds"] for r in rows if "gpu_hours" in r) for k in est.GPUS}
 
 
-def markdown(rows: list[dict[str, Any]], mfu: float, checks: dict[str, dict[str, float]]) -> str:
+def measured_mfu(root: Path = Path("figures/gpu")) -> list[str]:
+    """Sentences on the MFU that the GPU acceptance measured (``figures/gpu/<device>/mfu.json``, written by
+    ``scripts/bench_mfu.py`` at DAP's paper shapes) against the census's assumed one."""
+    lines = []
+    for path in sorted(root.glob("*/mfu.json")):
+        m = read_json(path)
+        if "peak_flops" not in m or m.get("device") == "cpu":
+            continue
+        figures = ", ".join(f"{k} {100 * v['mfu']:.1f} %" for k, v in m["variants"].items())
+        lines.append(f"Measured on an {m['device']} by the GPU acceptance (`{path}`): MFU {figures} at DAP's paper "
+                     f"shapes ({m['batch']} pairs per GPU, length {m['max_length']}, {m['precision']}), so those "
+                     "rows' wall times here are optimistic by the ratio of the assumed MFU to that one until the "
+                     "step is made faster.")
+    return lines
+
+
+def markdown(rows: list[dict[str, Any]], mfu: float, checks: dict[str, dict[str, float]],
+             measured: list[str] | None = None) -> str:
     """The census as markdown: per paper its GPU-hours beside the paper's own statement, a row per job (the NMT
     jobs in a table of their own); then the cross-checks (``checks``: :func:`common.census.crosscheck.crosschecks`'s
-    figures)."""
+    figures). ``measured``: sentences on a measured MFU (:func:`measured_mfu`), after the first paragraph."""
     lines = ["# Census of the paper-scale jobs", "",
              "Written by `python -m common.census` (`snakemake census`) from the code: each paper's recipe builds its "
              "model at the paper's size, one step is counted (FlopCounterMode; the bytes autograd saves), and "
@@ -221,6 +238,8 @@ def markdown(rows: list[dict[str, Any]], mfu: float, checks: dict[str, dict[str,
              "of the sets they read and the evaluated encoder, counted (`common/census/evaluation.py`); each paper's "
              "corpus job's host memory and disk from its samples and the evaluation sets its leakage filter reads "
              "(`common/census/corpus.py`, [below](#corpus-jobs)).", ""]
+    for sentence in measured or []:
+        lines += [sentence, ""]
     for paper in PAPERS:
         mine = [r for r in rows if r["paper"] == paper and "kind" not in r]
         nmt = [r for r in rows if r["paper"] == paper and r.get("kind") == "nmt"]
@@ -302,7 +321,7 @@ def main(argv: list[str] | None = None) -> None:
         saved = read_json(out.with_suffix(".json"))
         rows = saved["jobs"]
     with atomic_write(out.with_suffix(".md")) as fh:
-        fh.write(markdown(rows, mfu, checks))
+        fh.write(markdown(rows, mfu, checks, measured_mfu()))
     log.info("census of %d jobs -> %s.md", len(rows), out)
 
 

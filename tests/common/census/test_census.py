@@ -143,3 +143,19 @@ def test_the_census_quotes_each_papers_compute_from_its_reported_yaml(tmp_path, 
     monkeypatch.setattr(census, "ROOT", tmp_path)
     with pytest.raises(ConfigError, match=r"papers/new/reported\.yaml: no 'compute: \{said"):
         census.reported_compute("new")
+
+
+def test_a_measured_mfu_is_stated_beside_the_assumed_one(tmp_path):
+    """The GPU acceptance's mfu.json (bench_mfu.py) becomes a sentence of the census; the CPU fallback's does not."""
+    import json
+
+    from common.census.__main__ import measured_mfu
+
+    gpu = {"device": "NVIDIA H100 80GB HBM3", "precision": "bf16", "batch": 128, "max_length": 32,
+           "peak_flops": 9.894e14,
+           "variants": {"TR": {"mfu": 0.0567}, "DAP": {"mfu": 0.0784}}}
+    for name, record in (("h100", gpu), ("cpu", {**gpu, "device": "cpu"})):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "mfu.json").write_text(json.dumps(record))
+    [sentence] = measured_mfu(tmp_path)
+    assert "H100 80GB HBM3" in sentence and "TR 5.7 %, DAP 7.8 %" in sentence and "128 pairs per GPU" in sentence
