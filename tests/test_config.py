@@ -56,3 +56,11 @@ def test_a_paper_on_another_papers_recipe_reads_its_own_config_in_the_recipes_sh
         load_experiment_config("moco", "dap", "smoke")  # MoCo-BERT's config is not in DAP's shape
     with pytest.raises(ConfigError, match="unknown experiment 'nonesuch'"):
         load_experiment_config("nonesuch", "dap", "smoke")
+
+
+def test_leaderboard_seeds_from_the_command_line_are_integers():
+    """`--config leaderboard_seeds=[1,2]` gives Snakemake's strings '1' and '2': read as seeds 1 and 2; a seed that is
+    no integer is still refused by the schema."""
+    assert workflow_config({"leaderboard_seeds": ["1", "2"]})["leaderboard_seeds"] == [1, 2]
+    with pytest.raises(ConfigError, match="leaderboard_seeds/0"):
+        workflow_config({"leaderboard_seeds": ["one"]})
