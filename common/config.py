@@ -121,7 +121,7 @@ def workflow_config(config: dict[str, Any]) -> dict[str, Any]:
     full = {k: v.get("default") for k, v in schema["properties"].items() if "default" in v}
     full.update(config)
     seeds = full.get("leaderboard_seeds")
-    if isinstance(seeds, list):  # `--config leaderboard_seeds=[1,2]` reaches here as strings; the schema says why not
+    if isinstance(seeds, list):  # `--config leaderboard_seeds=[1,2]` gives strings; the schema refuses the rest
         full["leaderboard_seeds"] = [int(s) if isinstance(s, str) and s.strip().isdigit() else s for s in seeds]
     return validate(full, ROOT / "config" / "schema.yaml", "workflow config (config/config.yaml and --config)")
 

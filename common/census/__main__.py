@@ -218,9 +218,9 @@ def measured_mfu(root: Path = Path("figures/gpu")) -> list[str]:
             continue
         figures = ", ".join(f"{k} {100 * v['mfu']:.1f} %" for k, v in m["variants"].items())
         lines.append(f"Measured on an {m['device']} by the GPU acceptance (`{path}`): MFU {figures} at DAP's paper "
-                     f"shapes ({m['batch']} pairs per GPU, length {m['max_length']}, {m['precision']}), so those "
-                     "rows' wall times here are optimistic by the ratio of the assumed MFU to that one until the "
-                     "step is made faster.")
+                     f"shapes ({m['batch']} pairs per GPU, length {m['max_length']}, {m['precision']}), so the wall "
+                     "times of DAP's rows below are optimistic by the ratio of the assumed MFU to the measured one "
+                     "until the step is made faster.")
     return lines
 
 
