@@ -120,9 +120,10 @@ def workflow_config(config: dict[str, Any]) -> dict[str, Any]:
     schema = _load_yaml(ROOT / "config" / "schema.yaml")
     full = {k: v.get("default") for k, v in schema["properties"].items() if "default" in v}
     full.update(config)
-    seeds = full.get("leaderboard_seeds")
-    if isinstance(seeds, list):  # `--config leaderboard_seeds=[1,2]` gives strings; the schema refuses the rest
-        full["leaderboard_seeds"] = [int(s) if isinstance(s, str) and s.strip().isdigit() else s for s in seeds]
+    # `--config key=[1,2]` gives strings: read digits as integers where the schema wants them; it refuses the rest
+    for key, prop in schema["properties"].items():
+        if prop.get("items", {}).get("type") == "integer" and isinstance(full.get(key), list):
+            full[key] = [int(s) if isinstance(s, str) and s.strip().isdigit() else s for s in full[key]]
     return validate(full, ROOT / "config" / "schema.yaml", "workflow config (config/config.yaml and --config)")
 
 

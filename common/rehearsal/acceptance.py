@@ -176,8 +176,8 @@ def rehearsal_check(papers: list[str], workdir: Path, data_root: str, cores: int
     details: dict[str, Any] = {"command": "snakemake " + " ".join(cmd[5:]), "gpus": gpus}
     jobs = re.search(r"^total\s+(\d+)$", output, flags=re.M)
     details["jobs"] = int(jobs.group(1)) if jobs else None
-    done = re.findall(r"^(\d+) of (\d+) steps", output, flags=re.M)
-    details["jobs_done"] = int(done[-1][0]) if done else 0
+    done = re.findall(r"^(\d+) of \d+ steps", output, flags=re.M)
+    details["jobs_done"] = int(done[-1]) if done else 0
     for p in papers:
         details[p] = _training_figures(workdir / "results" / "rehearsal" / p)
         details[p]["tables"] = len(list((workdir / "figures" / p / "rehearsal").glob("*.csv")))
@@ -254,20 +254,15 @@ def main(argv: list[str] | None = None) -> int:
             done(trainer_check_isolated(prec, work / "trainer", a.device))
     if "mfu" in a.checks:
         done(mfu_check(a.device, out))
-    if "rehearsal" not in a.checks:
-        return _finish(checks, out)
-    # on a GPU, one rank per GPU: world size 1 for every paper, and 2 for DAP where there are two GPUs; on the CPU the
-    # rehearsal's own 2 gloo ranks
-    done(rehearsal_check(a.papers, work / "rehearsal", a.data_root, a.cores, 1 if a.device == "cuda" else None,
-                         "rehearsal, " + ("world size 1" if a.device == "cuda" else "2 gloo ranks"),
-                         a.rehearsal_timeout))
-    if gpus >= 2 and "dap" in a.papers:
-        done(rehearsal_check(["dap"], work / "rehearsal-2gpu", a.data_root, a.cores, 2,
-                             "rehearsal of DAP, world size 2", a.rehearsal_timeout))
-    return _finish(checks, out)
-
-
-def _finish(checks: list[Check], out: Path) -> int:
+    if "rehearsal" in a.checks:
+        # on a GPU, one rank per GPU: world size 1 for every paper, and 2 for DAP where there are two GPUs; on the CPU
+        # the rehearsal's own 2 gloo ranks
+        done(rehearsal_check(a.papers, work / "rehearsal", a.data_root, a.cores, 1 if a.device == "cuda" else None,
+                             "rehearsal, " + ("world size 1" if a.device == "cuda" else "2 gloo ranks"),
+                             a.rehearsal_timeout))
+        if gpus >= 2 and "dap" in a.papers:
+            done(rehearsal_check(["dap"], work / "rehearsal-2gpu", a.data_root, a.cores, 2,
+                                 "rehearsal of DAP, world size 2", a.rehearsal_timeout))
     for c in checks:
         log.info("%s: %s (%.0f s)", c.name, "passed" if c.passed else "FAILED", c.seconds)
     log.info("report: %s", out / "README.md")
