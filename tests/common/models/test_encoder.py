@@ -109,3 +109,19 @@ def test_the_pretrained_pooler_reaches_a_classifier_fine_tuned_on_the_saved_enco
     # a checkpoint without a pooler (an encoder trained here from scratch) keeps none
     SentenceEncoder(BertModel(cfg, add_pooling_layer=False), "cls").save(tmp_path / "scratch")
     assert checkpoint_pooler(tmp_path / "scratch") == {}
+
+
+def test_repeated_sentences_are_embedded_once(tiny):
+    enc, tok, _, sents = tiny  # the four fixture sentences, five times over
+    calls = []
+
+    class Counting:  # the tokenizer, recording what each batch asks it to encode
+        def __call__(self, batch, **kw):
+            calls.append(list(batch))
+            return tok(batch, **kw)
+
+    out = encode_sentences(enc, Counting(), sents, batch_size=3)
+    assert sorted(s for batch in calls for s in batch) == sorted(sents[:4])
+    alone = encode_sentences(enc, tok, sents[:4])
+    assert out.shape == (20, 16)
+    assert torch.allclose(out, alone.repeat(5, 1), atol=1e-6)
