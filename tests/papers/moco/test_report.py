@@ -50,6 +50,7 @@ def test_claims_give_intervals_and_verdicts(tmp_path):
         write_scores(d / "tatoeba@cosine.json", {"scores": {"items": {"cmn": {"xx2en": tatoeba, "en2xx": tatoeba}}}})
 
     for seed in (1, 2):
+        put("init", seed, tatoeba="0001")
         put("inbatch", seed, tatoeba="0000")
         put("moco", seed, tatoeba="1111")
         put("q32", seed, sts=sts_items)
@@ -60,6 +61,10 @@ def test_claims_give_intervals_and_verdicts(tmp_path):
     rows = {(r[0], r[2]): r for r in table.rows}
     tat = rows[("queue beats in-batch negatives", "Tatoeba (both directions)")]
     assert (tat[8], tat[9], tat[10], tat[11]) == (100.0, "[100.0, 100.0]", 2, "holds")
+    aligned = rows[("training aligns the encoders (above them before training)", "Tatoeba (both directions)")]
+    # 100 - 25 in both seeds (a quarter of the pairs found before training): no seed spread, and the items' part
+    # excludes zero unless a resample draws the one unchanged pair four times ((1/4)^4 = 0.4 % < 2.5 %)
+    assert (aligned[5].mean, aligned[8], aligned[10], aligned[11]) == (25.0, 75.0, 2, "holds")
     assert rows[("queue beats in-batch negatives", "BUCC F1")][11] == "inconclusive"
     assert rows[("larger queues help", "STS avg (wmean)")][11] == "reversed"  # queue 64 (worse STS) vs queue 32
     assert rows[("training without momentum fails", "STS avg (wmean)")][11] == "inconclusive"  # both 'worse'
