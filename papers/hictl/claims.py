@@ -1,6 +1,7 @@
-"""HICTL's claims, declared (:mod:`common.report.claim`): Table 1 (HICTL above its MLM/TLM-only run; hard negatives
-help), Table 3 (removing each part hurts) and, for the NMT report, sections 3.2 and 4.2 (a pre-trained encoder above
-random init, stage 2 above stage 1 alone, the logit bias helps)."""
+"""HICTL's claims, declared (:mod:`common.report.claim`): Table 1 (HICTL above the encoder it starts from, as the
+paper's above XLM-R; above its MLM/TLM-only run; hard negatives help), Table 3 (removing each part hurts) and, for
+the NMT report, sections 3.2 and 4.2 (a pre-trained encoder above random init, stage 2 above stage 1 alone, the
+logit bias helps)."""
 from __future__ import annotations
 
 from common.io import read_json
@@ -23,7 +24,11 @@ def _overall(label: str, method: str, init: str, tasks: list[str], seeds: list[i
 
 def declare(cfg: dict) -> list[Claim]:
     init, tasks = next(iter(cfg["encoders"])), list(cfg["hictl"]["tasks"])
-    claims = []
+    # Table 1's reading: "compared to the state of the art XLM-R baseline, Hictl further achieves significant
+    # gains"; the paper continues XLM-R's training, ours the initial encoder's (the untrained row of our Table 1)
+    claims = [Claim(f"hictl-above-initial.{SHORT[t]}", "hictl", "Table 1", "HICTL above the encoder it starts from",
+                    SHORT[t], task_side(LABEL["init"], "init", t, init), task_side(LABEL["hictl"], "hictl", t, init))
+              for t in ("bucc@ratio-k4", "tatoeba@cosine", "xnli@zero-shot") if t in tasks]
     for m in ("hictl", "hictl_hns"):
         claims += [Claim(f"{m}-above-lm-only.{SHORT[t]}", "hictl", "Table 1", f"{LABEL[m]} above MLM/TLM only",
                          SHORT[t], task_side(LABEL["lm_only"], "lm_only", t, init), task_side(LABEL[m], m, t, init))
