@@ -43,12 +43,30 @@ def task_side(label: str, method: str, task: str, init: str | None = None, seeds
     """A run's item metric on one task (:meth:`common.report.results.ResultStore.item_metrics`); ``languages`` may
     be a function of the context (languages known from the corpus or the results only)."""
     def measure(ctx: Any) -> PerSeed:
-        langs = languages(ctx) if callable(languages) else languages
-        if langs is not None and not langs:
-            raise NotApplicable(f"{label}: no languages to score {task} on")
         metrics: PerSeed = ctx.store.item_metrics(method, task, init, list(seeds) if seeds is not None else None,
-                                                  list(langs) if langs is not None else None)
+                                                  _languages(ctx, languages, label, task))
         return metrics
+    return Side(label, measure)
+
+
+def _languages(ctx: Any, languages: Callable[[Any], Sequence[str] | None] | Sequence[str] | None, label: str,
+               task: str) -> list[str] | None:
+    """A side's languages in this context (None: all); none at all makes the claim not applicable here."""
+    langs = languages(ctx) if callable(languages) else languages
+    if langs is not None and not langs:
+        raise NotApplicable(f"{label}: no languages to score {task} on")
+    return list(langs) if langs is not None else None
+
+
+def unseeded_side(label: str, method: str, task: str, init: str | None, seeds: Sequence[int],
+                  languages: Callable[[Any], Sequence[str] | None] | Sequence[str] | None = None) -> Side:
+    """A run whose result does not depend on the seed (an encoder before any training step, scored by a task that
+    trains nothing: retrieval, mining): its one registered seed stands for each of ``seeds``, so that a claim pairs
+    it with every seed of the other side. Never for a task that fine-tunes (XNLI draws on the seed)."""
+    def measure(ctx: Any) -> PerSeed:
+        (first,) = ctx.store.registry.seeds(method, init)[:1]
+        one = ctx.store.item_metrics(method, task, init, [first], _languages(ctx, languages, label, task))[first]
+        return {s: one for s in seeds}
     return Side(label, measure)
 
 

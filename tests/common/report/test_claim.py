@@ -6,7 +6,7 @@ import pytest
 
 from common.io import read_json, write_json
 from common.report import claims_index
-from common.report.claim import Claim, NotApplicable, Side, claims_table
+from common.report.claim import Claim, NotApplicable, Side, claims_table, unseeded_side
 from common.report.claims import MeanOfAccuracies
 from common.report.results import Stat
 
@@ -57,3 +57,29 @@ def test_index_joins_declarations_with_the_reports_records(tmp_path):
     assert "moco: 9 claims (holds 1, not evaluated yet 8)" in table.notes[0]
     claims_index.main(["--scale", "smoke", "--figures", str(tmp_path)])
     assert len(read_json(tmp_path / "claims" / "smoke.json")["records"]) == len(records)
+
+
+def test_unseeded_side_stands_for_every_seed():
+    """An encoder before training, run on seed 1 only, paired with each of three trained seeds: A's one result
+    (1 of 4 items right) against B's 2, 3 and 4 of 4 gives differences 25, 50, 75 (mean 50) over 3 seeds."""
+    asked = []
+
+    class Store:
+        registry = SimpleNamespace(seeds=lambda method, init: {"init": [1], "dap": [1, 2, 3]}[method])
+
+        def item_metrics(self, method, task, init=None, seeds=None, languages=None):
+            asked.append((method, seeds, languages))
+            right = {"init": {1: "1000"}, "dap": {1: "1100", 2: "1110", 3: "1111"}}[method]
+            return {s: MeanOfAccuracies([right[s]]) for s in (seeds or self.registry.seeds(method, init))}
+
+    a = unseeded_side("no pre-training", "init", "tatoeba@cosine", "minilm", [1, 2, 3], languages=lambda ctx: ["deu"])
+    b = Side("DAP", lambda ctx: ctx.store.item_metrics("dap", "tatoeba@cosine", "minilm"))
+    t = claims_table([Claim("up", "dap", "Table 1", "DAP above it", "accuracy", a, b)],
+                     SimpleNamespace(store=Store()), "caption")
+    assert asked[0] == ("init", [1], ["deu"])  # the one registered seed, the side's languages
+    r = t.records[0]
+    assert (r["a_score"], r["b_score"], r["difference"], r["seeds"]) == (25.0, 75.0, 50.0, 3)
+    empty = unseeded_side("no pre-training", "init", "tatoeba@cosine", "minilm", [1, 2, 3], languages=[])
+    with pytest.raises(NotApplicable, match="no languages to score tatoeba@cosine"):
+        empty.measure(SimpleNamespace(store=Store()))
+
