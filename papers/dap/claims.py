@@ -35,9 +35,12 @@ def declare(cfg: dict) -> list[Claim]:
                    ("tatoeba-trained-latin", "Table 1", "Tatoeba, Latin-script languages with training data",
                     TATOEBA, _trained(init, latin=True)),
                    ("bucc", "Table 3", "BUCC test F1", BUCC, None), ("xnli", "Table 4", "XNLI accuracy", XNLI, None)]
-        # the encoder before pre-training takes no step, so its retrieval and mining scores hold for every seed
+        # a pretrained encoder before pre-training takes no step, so its retrieval and mining scores hold for every
+        # seed; one from scratch draws its weights on the seed, and is paired seed by seed (its first seed only)
+        pretrained = "pretrained" in cfg["encoders"][init]
         claims += [Claim(f"above-initial.{key}.{init}", "dap", where, "DAP above the encoder it starts from", name,
-                         unseeded_side(LABEL[INIT], INIT, task, init, cfg["seeds"], langs),
+                         unseeded_side(LABEL[INIT], INIT, task, init, cfg["seeds"], langs) if pretrained
+                         else task_side(LABEL[INIT], INIT, task, init, languages=langs),
                          task_side("DAP", "dap", task, init, languages=langs), setting=init)
                    for key, where, name, task, langs in metrics if task != XNLI]
         for baseline in ("tr", "tr_tlm"):

@@ -1,3 +1,4 @@
+import os
 from datetime import datetime
 from pathlib import Path
 
@@ -22,13 +23,18 @@ def _workdir(tmp_path: Path) -> Path:
     _bench(tmp_path / "benchmarks" / "mini" / "dap" / "corpus.tsv", 9.0, "1", 9.0)  # another paper: not read
     logs = tmp_path / ".snakemake" / "log"
     logs.mkdir(parents=True)
-    # two invocations that ran jobs (10 min and 1 h 5 min) and a dry run (no finished job)
+    job = "[Thu Nov 26 {t} 2026]\nlocalrule moco_train:\n    log: logs/mini/moco/train/pair/moco/seed1.log\n"
+    # a finished invocation (10 min 5 s), a dry run (no job), another paper's run, and a killed one (its last write
+    # 65 min after its start)
     (logs / "2026-11-26T191311.1.snakemake.log").write_text(
-        "Building DAG of jobs...\n[Thu Nov 26 19:13:16 2026]\nlocalrule x:\n[Thu Nov 26 19:23:16 2026]\n"
-        "Finished jobid: 3 (Rule: x)\n")
-    (logs / "2026-11-26T200000.1.snakemake.log").write_text("[Thu Nov 26 20:00:00 2026]\nlocalrule x:\n")
-    (logs / "2026-11-26T222713.1.snakemake.log").write_text(
-        "[Thu Nov 26 22:27:18 2026]\nlocalrule x:\n[Thu Nov 26 23:32:18 2026]\nFinished job 5.\n")
+        "  Date: 2026-11-26 19:13:11\n" + job.format(t="19:13:16") + "Elapsed time: 0:10:05.000000\n")
+    (logs / "2026-11-26T200000.1.snakemake.log").write_text("  Date: 2026-11-26 20:00:00\nJob stats:\n")
+    (logs / "2026-11-26T210000.1.snakemake.log").write_text(
+        "  Date: 2026-11-26 21:00:00\n" + job.format(t="21:00:05").replace("/moco/", "/dap/"))
+    killed = logs / "2026-11-26T222713.1.snakemake.log"
+    killed.write_text("  Date: 2026-11-26 22:27:13\n" + job.format(t="22:27:18"))
+    last = datetime(2026, 11, 26, 23, 32, 13).timestamp()
+    os.utime(killed, (last, last))
     return tmp_path
 
 
@@ -39,18 +45,19 @@ def test_benchmarks_by_stage(tmp_path):
         ("train", 420.0, 410.0, 1400.0)]
 
 
-def test_invocation_spans_skip_runs_without_jobs(tmp_path):
-    spans = cost.invocation_spans(_workdir(tmp_path))
-    assert spans == [(datetime(2026, 11, 26, 19, 13, 16), datetime(2026, 11, 26, 19, 23, 16)),
-                     (datetime(2026, 11, 26, 22, 27, 18), datetime(2026, 11, 26, 23, 32, 18))]
+def test_invocation_spans_of_this_paper_from_start_to_end(tmp_path):
+    spans = cost.invocation_spans(_workdir(tmp_path), "mini", "moco")
+    assert spans == [(datetime(2026, 11, 26, 19, 13, 11), datetime(2026, 11, 26, 19, 23, 16)),
+                     (datetime(2026, 11, 26, 22, 27, 13), datetime(2026, 11, 26, 23, 32, 13))]
+    assert len(cost.invocation_spans(tmp_path, "mini", "dap")) == 1
 
 
 def test_report_sums_by_hand(tmp_path):
     wd = _workdir(tmp_path)
-    text = cost.report(cost.benchmarks(wd, "mini", "moco"), cost.invocation_spans(wd), cores=2)
+    text = cost.report(cost.benchmarks(wd, "mini", "moco"), cost.invocation_spans(wd, "mini", "moco"), cores=2)
     assert "| train | 2 | 820 | 800 | 1,400 |" in text
     assert "| all | 4 | 1,025 | 994 | 1,400 |" in text  # 5+400+420+200 wall, 4+390+410+190 CPU
-    assert "Measured wall time: 1 h 15 min (4,500 s) over 2 invocation(s)" in text  # 600 s + 3900 s
+    assert "Measured wall time: 1 h 15 min (4,505 s) over 2 invocation(s)" in text  # 605 s + 3900 s
     assert "CPU-s / 2 cores: 0 h 08 min" in text  # 994 / 2 = 497 s
 
 
@@ -67,3 +74,10 @@ def test_bad_benchmark_file_names_file_and_line(tmp_path):
 def test_missing_workdir_says_so(tmp_path):
     with pytest.raises(FileNotFoundError, match="no benchmark files"):
         cost.benchmarks(tmp_path, "mini", "moco")
+
+
+def test_na_columns_count_as_zero(tmp_path):
+    f = tmp_path / "x.tsv"  # Snakemake's row when it measured nothing
+    f.write_text(HEADER + "NA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\tNA\n")
+    assert (lambda j: (j.wall_s, j.cpu_s, j.max_rss_mb))(cost.read_benchmark(f, "x")) == (0.0, 0.0, 0.0)
+
