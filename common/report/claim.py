@@ -64,7 +64,7 @@ def unseeded_side(label: str, method: str, task: str, init: str | None, seeds: S
     trains nothing: retrieval, mining): its one registered seed stands for each of ``seeds``, so that a claim pairs
     it with every seed of the other side. Never for a task that fine-tunes (XNLI draws on the seed)."""
     def measure(ctx: Any) -> PerSeed:
-        (first,) = ctx.store.registry.seeds(method, init)[:1]
+        first = ctx.store.registry.seeds(method, init)[0]  # the registry raises, naming the run, when it has none
         one = ctx.store.item_metrics(method, task, init, [first], _languages(ctx, languages, label, task))[first]
         return {s: one for s in seeds}
     return Side(label, measure)
