@@ -7,12 +7,16 @@ from papers.dap.runs import registry
 from tests.results import write_scores
 
 
-def test_claims_give_intervals_and_verdicts(tmp_path):
-    """Hand-made results with known answers. DAP is right on every German Tatoeba sentence where TR and TR+TLM are
-    wrong on every one, and all three are equal on Chinese: the Latin-script row is +100 [100, 100] (holds), the
-    trained-languages row +50 [50, 50] (German and Chinese). XNLI outcomes are identical (0: inconclusive); DAP finds
-    none of the BUCC gold pairs the baselines find (reversed)."""
-    cfg = {"encoders": {"minilm": {}}, "seeds": [1, 2], "ablations": {}, "ablation_seed": 1,
+@pytest.mark.parametrize("pretrained", [False, True])
+def test_claims_give_intervals_and_verdicts(tmp_path, pretrained):
+    """Hand-made results with known answers. DAP is right on every German Tatoeba sentence where TR, TR+TLM and the
+    initial encoder are wrong on every one, and all are equal on Chinese: the Latin-script row is +100 [100, 100]
+    (holds), the trained-languages row +50 [50, 50] (German and Chinese). XNLI outcomes are identical (0:
+    inconclusive); DAP finds none of the BUCC gold pairs the baselines find (reversed). A pretrained initial encoder
+    is evaluated on the first seed only, and that result stands for both seeds; one from scratch draws its weights on
+    the seed, so only DAP's first seed is paired with it."""
+    encoder = {"pretrained": "minilm"} if pretrained else {}
+    cfg = {"encoders": {"minilm": encoder}, "seeds": [1, 2], "ablations": {}, "ablation_seed": 1,
            "dap": {"direction": "xx2en", "rho": 1.0, "rtl_layers": 2}}
 
     def put(method, seed, deu, tp):
@@ -30,12 +34,16 @@ def test_claims_give_intervals_and_verdicts(tmp_path):
         put("tr", seed, "0000", "0111")
         put("tr_tlm", seed, "0000", "0111")
         put("dap", seed, "1111", "0000")
+    put("init", 1, "0000", "0111")  # the registry runs the initial encoder on the first seed only
     ctx = ReportContext("dap", "mini", cfg, ResultStore(tmp_path, registry(cfg)), {}, {}, tmp_path)
     rows = {(r[0], r[2]): r for r in claims(ctx).rows}
     latin = rows[("DAP > TR", "Tatoeba, Latin-script languages with training data")]
     assert (latin[8], latin[9], latin[10], latin[11]) == (100.0, "[100.0, 100.0]", 2, "holds")
     trained = rows[("DAP > TR+TLM", "Tatoeba, languages with training data")]
     assert (trained[8], trained[9], trained[11]) == (50.0, "[50.0, 50.0]", "holds")
+    initial = rows[("DAP above the encoder it starts from", "Tatoeba, Latin-script languages with training data")]
+    assert (initial[8], initial[9], initial[10], initial[11]) == (
+        (100.0, "[100.0, 100.0]", 2, "holds") if pretrained else (100.0, "[100.0, 100.0]", 1, "holds on 1 seed"))
     assert rows[("DAP > TR", "XNLI accuracy")][11] == "inconclusive"
     bucc = rows[("DAP > TR", "BUCC test F1")]
     assert bucc[5].mean == pytest.approx(200 * 3 / (3 + 1 + 3)) and bucc[7].mean == 0.0 and bucc[11] == "reversed"
