@@ -227,8 +227,22 @@ def baseline_precision(s: NMTSettings) -> list[str]:
     return ["--fp16"] if s.bf16 and torch.cuda.is_available() else []
 
 
+FAIRSEQ_MAX_LEN = (0.0, 200.0)  # fairseq-generate's own output length cap: 0 x source length + 200 tokens
+
+
+def generation_args(checkpoint: Path, data: Path, subset: str, out_dir: Path, beam: int, lenpen: float,
+                    max_len: tuple[float, float] = FAIRSEQ_MAX_LEN, max_tokens: int = 8000) -> list[str]:
+    """fairseq-generate's command line: beam, length penalty, the target-language tag as a forced one-token prefix,
+    and the output length cap ``max_len`` = (a, b): at most a x (source length) + b tokens."""
+    return [str(data), "--user-dir", str(PLUGIN), "--task", "translation_hf", "-s", "src", "-t", "tgt", "--path",
+            str(checkpoint), "--gen-subset", subset, "--beam", str(beam), "--lenpen", str(lenpen), "--prefix-size", "1",
+            "--max-len-a", str(max_len[0]), "--max-len-b", str(int(max_len[1])),
+            "--max-tokens", str(max_tokens), "--num-workers", "0", "--results-path", str(out_dir), *BATCHING,
+            *(["--cpu"] if not torch.cuda.is_available() else [])]
+
+
 def generate(checkpoint: Path, data: Path, subset: str, out_dir: Path, beam: int, lenpen: float,
-             max_tokens: int = 8000) -> Path:
+             max_len: tuple[float, float] = FAIRSEQ_MAX_LEN) -> Path:
     """fairseq-generate (in this process: no second interpreter start per test set) of ``subset``; returns the
     log it writes (``generate-<subset>.txt``)."""
     from fairseq import options
@@ -236,26 +250,25 @@ def generate(checkpoint: Path, data: Path, subset: str, out_dir: Path, beam: int
     from fairseq_cli.generate import main as generate_main
 
     parser = options.get_generation_parser()
-    args = options.parse_args_and_arch(parser, [
-        str(data), "--user-dir", str(PLUGIN), "--task", "translation_hf", "-s", "src", "-t", "tgt", "--path",
-        str(checkpoint), "--gen-subset", subset, "--beam", str(beam), "--lenpen", str(lenpen), "--prefix-size", "1",
-        "--max-tokens", str(max_tokens), "--num-workers", "0", "--results-path", str(out_dir), *BATCHING,
-        *(["--cpu"] if not torch.cuda.is_available() else [])])
+    args = options.parse_args_and_arch(parser, generation_args(checkpoint, data, subset, out_dir, beam, lenpen,
+                                                               max_len))
     generate_main(convert_namespace_to_omegaconf(args))
     return out_dir / f"generate-{subset}.txt"
 
 
 def translate(checkpoint: Path, data: Path, subset: str, references: Path, out: Path, beam: int = 5,
-              lenpen: float = 1.0, tokenized: bool = False) -> dict[str, Any]:
-    """Generate ``subset`` of ``data`` (a pair's folder, ``<src>-<tgt>``) and score it against the raw
-    ``references`` file; writes ``out`` (JSON, with per-sentence BLEU statistics ``items`` for resampling, in the
-    main score's flavour) beside the hypotheses (``.hyp.txt``)."""
+              lenpen: float = 1.0, tokenized: bool = False,
+              max_len: tuple[float, float] = FAIRSEQ_MAX_LEN) -> dict[str, Any]:
+    """Generate ``subset`` of ``data`` (a pair's folder, ``<src>-<tgt>``; outputs capped at ``max_len``, see
+    :func:`generation_args`) and score it against the raw ``references`` file; writes ``out`` (JSON, with
+    per-sentence BLEU statistics ``items`` for resampling, in the main score's flavour) beside the hypotheses
+    (``.hyp.txt``)."""
     from transformers import AutoTokenizer
 
     from common.nmt import bleu
     from common.nmt.fairseq_plugin.dictionary import HFDictionary
 
-    gen_log = generate(checkpoint, data, subset, out.parent / f".{out.stem}", beam, lenpen)
+    gen_log = generate(checkpoint, data, subset, out.parent / f".{out.stem}", beam, lenpen, max_len)
     tok = AutoTokenizer.from_pretrained(data / "hf_tokenizer")
     tags = json.loads((data / "tags.json").read_text())["tags"]
     raw = read_lines(references)
@@ -264,7 +277,7 @@ def translate(checkpoint: Path, data: Path, subset: str, references: Path, out: 
     refs = [norm(r) for r in raw]  # the text the vocabulary can produce (MiniLM's: lower-cased, no accents)
     pretokenized = references.parent / "pretokenized.json"  # tests whose references are tokenized already
     done = subset.removeprefix("test_") in (json.loads(pretokenized.read_text()) if pretokenized.exists() else [])
-    result = {"beam": beam, "lenpen": lenpen, "checkpoint": str(checkpoint), "subset": subset,
+    result = {"beam": beam, "lenpen": lenpen, "max_len": list(max_len), "checkpoint": str(checkpoint), "subset": subset,
               "references": str(references), "n": len(refs),
               "references_normalized": sum(a != b for a, b in zip(raw, refs)),
               **bleu.score(hyps, refs, data.name.split("-")[1], subset.removeprefix("test_"),
@@ -295,7 +308,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--stage1")
     p.add_argument("--save-dir")
     p.add_argument("--checkpoint")
-    p.add_argument("--tests", help='translate: JSON list of {"pair", "test", "out", "beam", "lenpen", "tokenized"}')
+    p.add_argument("--tests", help='translate: JSON list of {"pair", "test", "out", "beam", "lenpen", "tokenized", '
+                                   '"max_len"}')
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     s = NMTSettings.from_config(json.loads(a.settings or "{}"))
@@ -310,7 +324,8 @@ def main(argv: list[str] | None = None) -> None:
         for t in json.loads(a.tests):
             pair = data / t["pair"]
             translate(Path(a.checkpoint), pair, f"test_{t['test']}", pair / "references" / f"test_{t['test']}.txt",
-                      Path(t["out"]), t.get("beam", 5), t.get("lenpen", 1.0), t.get("tokenized", False))
+                      Path(t["out"]), t.get("beam", 5), t.get("lenpen", 1.0), t.get("tokenized", False),
+                      tuple(t.get("max_len", FAIRSEQ_MAX_LEN)))
 
 
 if __name__ == "__main__":

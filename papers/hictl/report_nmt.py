@@ -24,7 +24,7 @@ from pathlib import Path
 from common.config import PAPER_SCALES, load_paper_config
 from common.io import read_json
 from common.nmt import plan as plan
-from common.nmt.recipe import NMTSettings, validation_curve
+from common.nmt.recipe import FAIRSEQ_MAX_LEN, NMTSettings, validation_curve
 from common.report.claim import claims_table
 from common.report.cli import main
 from common.report.context import ReportContext
@@ -129,13 +129,20 @@ def table5(ctx, labels: dict[str, str]) -> Table:
                  *extra], rows, notes)
 
 
+def decoding(r: dict) -> str:
+    """A translation result's decoding settings; the output length cap where it is not fairseq's 200 tokens."""
+    a, b = r.get("max_len", FAIRSEQ_MAX_LEN)
+    cap = "" if (a, b) == FAIRSEQ_MAX_LEN else f", at most {a:g} x source + {b:g} tokens"
+    return f"beam {r['beam']}, lenpen {r['lenpen']}{cap}"
+
+
 def table_tests(ctx, labels: dict[str, str]) -> Table:
     rows = []
     for t in plan.translations(ctx.cfg["nmt"]):
         r = load(ctx.results, t)
         tok = r.get("tokenized_bleu", {}).get("bleu")
         rows.append([t.setting, label(t.system, labels), t.model, arrow(t.pair), TEST_LABELS.get(t.test, t.test),
-                     r["sacrebleu"]["bleu"], tok, r["n"], f"beam {r['beam']}, lenpen {r['lenpen']}"])
+                     r["sacrebleu"]["bleu"], tok, r["n"], decoding(r)])
     return Table("table_nmt_tests", "Every NMT model on every test set (BLEU)",
                  ["setting", "system", "model", "pair", "test set", "sacreBLEU", "tokenized BLEU", "sentences",
                   "decoding"], rows, [scoring_note(ctx), "tokenized BLEU: multi-bleu on Moses-tokenized text "

@@ -43,3 +43,12 @@ def test_the_task_note_tells_a_task_left_out_from_one_without_data():
     cfg["hictl"]["tasks"].remove("qa@xquad")
     note = task_note(SimpleNamespace(cfg=cfg, manifest=manifest, scale="mini"))
     assert "no data for PAWS-X, POS, NER, XQuAD, MLQA" in note
+
+
+def test_the_decoding_column_names_a_length_cap_only_where_it_is_not_fairseqs():
+    from papers.hictl.report_nmt import decoding
+
+    assert decoding({"beam": 5, "lenpen": 1.0}) == "beam 5, lenpen 1.0"  # results written before the cap existed
+    assert decoding({"beam": 4, "lenpen": 0.6, "max_len": [0, 200]}) == "beam 4, lenpen 0.6"
+    capped = decoding({"beam": 5, "lenpen": 1.0, "max_len": [2, 20]})
+    assert capped == "beam 5, lenpen 1.0, at most 2 x source + 20 tokens"
