@@ -67,7 +67,8 @@ class Results:
 def where(cfg: dict, scale: str, manifest: dict) -> str:
     lang = manifest["train_languages"][0]
     return (f"Ours: scale '{scale}' — {cfg['description'].strip()} Language pair {lang}-en. Seeds {cfg['seeds']} "
-            f"(mean) for the main runs, seed {cfg['seeds'][0]} for the rest. " + leakage_note(manifest))
+            f"(mean) for the runs a claim compares, seed {cfg['seeds'][0]} for the rest (MoCo-BERT+NLI and the "
+            "ablations). " + leakage_note(manifest))
 
 
 def build_tables(res: Results, rep: dict, manifest: dict, cfg: dict,
