@@ -130,10 +130,9 @@ def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None) -> Tab
                      "run per method, its interval over the test sentences only. The random-init row (where there is "
                      f"one) trains the same shape from scratch. {NOT_RUN}: no NMT run for the method at this scale "
                      "(the config's systems).")
-        if nmt.get("max_len"):
-            a, b = nmt["max_len"]
-            notes.append(f"Decoding: outputs capped at {a:g} x source length + {b:g} tokens (nmt.max_len; fairseq's "
-                         "default is 200 tokens), which every reference of the config's test sets fits.")
+        if (cap := nmtplan.max_len(nmt)) != nmtplan.FAIRSEQ_MAX_LEN:
+            notes.append(f"Decoding: outputs capped at {cap[0]:g} x source length + {cap[1]:g} tokens (nmt.max_len; "
+                         "fairseq's default is 200 tokens).")
     header = ["method"] + [c for t in cols for c in (t, f"{t} 95% CI", f"{t} per seed")]
     return Table("leaderboard", f"Cross-paper leaderboard, scale '{ctx.scale}' (main score, mean over seeds)", header,
                  rows, notes)

@@ -108,6 +108,16 @@ def translations(nmt: dict[str, Any]) -> list[Translation]:
     return out
 
 
+FAIRSEQ_MAX_LEN = (0.0, 200.0)  # fairseq-generate's own output length cap: 0 x source length + 200 tokens
+
+
+def max_len(nmt: dict[str, Any]) -> tuple[float, float]:
+    """The output length cap (a, b), at most a x (source length) + b tokens: the config's ``max_len``, else
+    fairseq's."""
+    a, b = nmt.get("max_len", FAIRSEQ_MAX_LEN)
+    return float(a), float(b)
+
+
 def tokenized(nmt: dict[str, Any], t: Translation) -> bool:
     """Scored with multi-bleu's convention: the config's ``tokenized_bleu`` names the test set or '<pair>.<test>'."""
     return bool({t.test, f"{t.pair}.{t.test}"} & set(nmt.get("tokenized_bleu", [])))

@@ -35,7 +35,9 @@ from typing import Any
 import torch
 
 from common.io import read_lines, write_json, write_lines
+from common.nmt import plan as nmtplan
 from common.nmt.embedder import save_fairseq_encoder_meta
+from common.nmt.plan import FAIRSEQ_MAX_LEN
 
 log = logging.getLogger(__name__)
 PLUGIN = Path(__file__).parent / "fairseq_plugin"
@@ -227,9 +229,6 @@ def baseline_precision(s: NMTSettings) -> list[str]:
     return ["--fp16"] if s.bf16 and torch.cuda.is_available() else []
 
 
-FAIRSEQ_MAX_LEN = (0.0, 200.0)  # fairseq-generate's own output length cap: 0 x source length + 200 tokens
-
-
 def generation_args(checkpoint: Path, data: Path, subset: str, out_dir: Path, beam: int, lenpen: float,
                     max_len: tuple[float, float] = FAIRSEQ_MAX_LEN, max_tokens: int = 8000) -> list[str]:
     """fairseq-generate's command line: beam, length penalty, the target-language tag as a forced one-token prefix,
@@ -325,7 +324,7 @@ def main(argv: list[str] | None = None) -> None:
             pair = data / t["pair"]
             translate(Path(a.checkpoint), pair, f"test_{t['test']}", pair / "references" / f"test_{t['test']}.txt",
                       Path(t["out"]), t.get("beam", 5), t.get("lenpen", 1.0), t.get("tokenized", False),
-                      tuple(t.get("max_len", FAIRSEQ_MAX_LEN)))
+                      nmtplan.max_len(t))
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from pathlib import Path
 from common.config import PAPER_SCALES, load_paper_config
 from common.io import read_json
 from common.nmt import plan as plan
-from common.nmt.recipe import FAIRSEQ_MAX_LEN, NMTSettings, validation_curve
+from common.nmt.recipe import NMTSettings, validation_curve
 from common.report.claim import claims_table
 from common.report.cli import main
 from common.report.context import ReportContext
@@ -131,8 +131,8 @@ def table5(ctx, labels: dict[str, str]) -> Table:
 
 def decoding(r: dict) -> str:
     """A translation result's decoding settings; the output length cap where it is not fairseq's 200 tokens."""
-    a, b = r.get("max_len", FAIRSEQ_MAX_LEN)
-    cap = "" if (a, b) == FAIRSEQ_MAX_LEN else f", at most {a:g} x source + {b:g} tokens"
+    a, b = plan.max_len(r)
+    cap = "" if (a, b) == plan.FAIRSEQ_MAX_LEN else f", at most {a:g} x source + {b:g} tokens"
     return f"beam {r['beam']}, lenpen {r['lenpen']}{cap}"
 
 

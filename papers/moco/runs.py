@@ -26,9 +26,8 @@ def claim_runs(cfg: dict) -> set[str]:
 def registry(cfg: dict) -> RunRegistry:
     seeds = cfg["seeds"]
     compared = claim_runs(cfg)
-    reg = RunRegistry("moco", (Run(r, INIT, s, TASKS) for r in MAIN for s in (seeds if r in compared else seeds[:1])))
-    for r in all_runs(cfg):
-        for s in seeds if r in compared else seeds[:1]:
-            reg.add(Run(r, INIT, s, TASKS))
+    ordered = dict.fromkeys([*MAIN, *all_runs(cfg)])  # the main runs first
+    reg = RunRegistry("moco", (Run(r, INIT, s, TASKS) for r in ordered
+                               for s in (seeds if r in compared else seeds[:1])))
     reg.add(Run("moco", INIT, seeds[0], SHOWCASE))
     return reg

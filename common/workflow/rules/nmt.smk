@@ -183,7 +183,7 @@ rule nmt_translate:
         tests=lambda wc: json.dumps([{"pair": t.pair, "test": t.test, "out": t.path(NMT_ROOT),
                                       "beam": nmt_beam(t)[0], "lenpen": nmt_beam(t)[1],
                                       "tokenized": nmtplan.tokenized(NMT, t),
-                                      "max_len": NMT.get("max_len", [0, 200])}
+                                      "max_len": nmtplan.max_len(NMT)}
                                      for t in nmt_model_tests(wc)]),
     threads: TRAIN.get("threads", 1)
     resources:
