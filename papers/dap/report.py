@@ -25,7 +25,7 @@ from common.report.specs import Col, Ref, Row, TableSpec
 from common.report.tables import Table, leakage_note
 from papers.dap.claims import declare
 from papers.dap.runs import TASKS, registry
-from papers.dap.variants import INIT, LABEL, MAIN, ablation_variants, is_without_source, label
+from papers.dap.variants import INIT, LABEL, MAIN, ablation_variants, is_without_source, label, section5_outputs
 
 HERE = Path(__file__).parent
 TATOEBA, BUCC, XNLI = TASKS
@@ -195,9 +195,10 @@ def section5_cols(ctx: ReportContext) -> list[Col]:
 def table5(ctx: ReportContext) -> TableSpec:
     init, seed = ctx.store.registry.inits()[0], ctx.cfg["ablation_seed"]
     rep = ctx.reported["table5_direction"]
+    points = ablation_variants(ctx.cfg.get("ablations", {}), ctx.cfg["dap"]).get("direction", [])
     rows = [Row((value.replace("2", "→"),), variant, init, reported=(rep[value]["tatoeba"], rep[value]["bucc"],
                                                                      rep[value]["xnli"]), seeds=(seed,))
-            for value, variant in ablation_variants(ctx.cfg["ablations"], ctx.cfg["dap"]).get("direction", [])]
+            for value, variant in points]
     t, b, x = section5_cols(ctx)
     _, over = section5_tatoeba(ctx)
     return TableSpec("table5_direction", "Table 5: RTL direction (section 5.1)", ["direction"],
@@ -210,7 +211,7 @@ def table5(ctx: ReportContext) -> TableSpec:
 def ablation_figure(ctx: ReportContext, axis: str, key: str, xlabel: str) -> tuple[TableSpec, dict]:
     """Figures 3-4: the table of values behind the plot (a spec) and the plot itself."""
     init, seed = ctx.store.registry.inits()[0], ctx.cfg["ablation_seed"]
-    points = ablation_variants(ctx.cfg["ablations"], ctx.cfg["dap"]).get(axis, [])
+    points = ablation_variants(ctx.cfg.get("ablations", {}), ctx.cfg["dap"]).get(axis, [])
     d, claim = ctx.reported[key]["default"], ctx.reported[key]["claim"]
     label = key.replace("figure", "Figure ").split("_")[0]
     rows = [Row((str(x),), v, init, reported=(d["tatoeba"], d["bucc"], d["xnli"]) if x == d["value"] else (),
@@ -280,13 +281,17 @@ def build(ctx: ReportContext):
                          "Table 2: BUCC on the threshold-tuning split, optimal threshold"),
               bucc_table(ctx, "table3_bucc_test", "test",
                          "Table 3: BUCC test split with the threshold from the tuning split"),
-              table4(ctx), table5(ctx)]
+              table4(ctx)]
+    section5 = section5_outputs(ctx.cfg.get("ablations", {}))  # the axes this scale's config ablates
+    if "table5_direction" in section5:
+        tables.append(table5(ctx))
     figures = {}
     for axis, key, xlabel in (("rho", "figure3_rho", "reconstruction ratio ρ"),
                               ("rtl_layers", "figure4_depth", "RTL head layers K")):
-        spec, fig = ablation_figure(ctx, axis, key, xlabel)
-        tables.append(spec)
-        figures.update(fig)
+        if key in section5:
+            spec, fig = ablation_figure(ctx, axis, key, xlabel)
+            tables.append(spec)
+            figures.update(fig)
     tables += [table6(ctx), per_language(ctx, "xx2en", "table7_xx2en", "Table 7: Tatoeba accuracy per language, xx→en"),
                per_language(ctx, "en2xx", "table8_en2xx", "Table 8: Tatoeba accuracy per language, en→xx"), claims(ctx)]
     return tables, figures

@@ -17,7 +17,7 @@ def registry(cfg: dict) -> RunRegistry:
     reg = RunRegistry("dap", (Run(v, init, s, TASKS) for init in inits for v in MAIN for s in cfg["seeds"]))
     for init in inits:
         reg.add(Run(INIT, init, cfg["seeds"][0], TASKS))
-    for points in ablation_variants(cfg["ablations"], cfg["dap"]).values():
+    for points in ablation_variants(cfg.get("ablations", {}), cfg["dap"]).values():
         for _, variant in points:
             reg.add(Run(variant, inits[0], cfg["ablation_seed"], TASKS))
     for source in cfg.get("without_sources", []):

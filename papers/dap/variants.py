@@ -69,6 +69,16 @@ def resolve(name: str, dap_cfg: dict) -> dict:
     return {"objectives": ["tr", "rtl"], **cfg}
 
 
+# each section 5 ablation axis and the table (or figure) it fills; a scale whose config leaves an axis out
+# (``ablations`` in papers/dap/config/<scale>.yaml) neither trains its runs nor writes its table
+SECTION5 = {"direction": "table5_direction", "rho": "figure3_rho", "rtl_layers": "figure4_depth"}
+
+
+def section5_outputs(ablations: dict) -> list[str]:
+    """The section 5 tables and figures a config asks for, in the paper's order."""
+    return [name for axis, name in SECTION5.items() if ablations.get(axis)]
+
+
 def ablation_variants(ablations: dict, dap_cfg: dict) -> dict[str, list[tuple[Any, str]]]:
     """For each ablation axis, (value, variant name) pairs; the default value maps to ``dap``."""
     out: dict[str, list[tuple[Any, str]]] = {}
