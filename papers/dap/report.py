@@ -61,8 +61,12 @@ INIT_NOTE = ("'(no pre-training)': the initial encoder evaluated as it is, poole
              "training step), beside the paper's own run of its base model ('(recomputed)' in Tables 1-3).")
 
 
-def where(ctx: ReportContext) -> str:
-    return (f"Ours: scale '{ctx.scale}' — {ctx.cfg['description'].strip()} Seeds {ctx.cfg['seeds']} (mean). "
+def where(ctx: ReportContext, task: str | None = None) -> str:
+    """The notes' first line: the scale, its corpus, the seeds each cell averages (fewer for a task that
+    ``task_seeds`` limits) and the leakage rule's count."""
+    seeds = ctx.cfg["seeds"][:ctx.cfg.get("task_seeds", {}).get(task, len(ctx.cfg["seeds"]))]
+    cut = " (task_seeds: a budget cut at this scale)" if len(seeds) < len(ctx.cfg["seeds"]) else ""
+    return (f"Ours: scale '{ctx.scale}' — {ctx.cfg['description'].strip()} Seeds {seeds} (mean){cut}. "
             + leakage_note(ctx.manifest))
 
 
@@ -110,7 +114,8 @@ def table1(ctx: ReportContext) -> Table:
     inits = ctx.store.registry.inits()
     return Table("table1_tatoeba", "Table 1: average Tatoeba retrieval accuracy (%)",
                  ["direction", "model", "languages", "ours", *[f"paper {pm}" for pm in paper_models(inits[0])]], rows,
-                 [where(ctx), "Groups: 14 = LASER/XNLI languages, 28 = XTREME languages with 1000 pairs, 36 = XTREME; "
+                 [where(ctx, TATOEBA),
+                  "Groups: 14 = LASER/XNLI languages, 28 = XTREME languages with 1000 pairs, 36 = XTREME; "
                   "'–' for ours = a language of the group is not evaluated at this scale.",
                   f"Languages with training data at this scale: {', '.join(ctx.manifest['train_languages'])}; "
                   "all others are zero-shot.", INIT_NOTE, *source_note(ctx, by_source, without)])
@@ -150,7 +155,7 @@ def bucc_table(ctx: ReportContext, key: str, part: str, title: str) -> TableSpec
     cols += [Ref(f"{pm} {m}", i) for i, (pm, m) in enumerate((pm, m) for pm in paper_models(inits[0]) for m in "PRF")]
     s = ctx.store.first("dap", BUCC, inits[0])
     return TableSpec(key, title, ["model", "pair"], cols, rows, [
-        where(ctx), f"Task {BUCC}: {s['scoring']} margin, k={s['k']}, best match with one-to-one filtering; "
+        where(ctx, BUCC), f"Task {BUCC}: {s['scoring']} margin, k={s['k']}, best match with one-to-one filtering; "
                     f"threshold tuned on '{s['tune_split']}', applied to '{s['test_split']}'. 'avg' rows: mean P, R, F "
                     "over the pairs.", "BUCC data: " + bucc_data_note(ctx.manifest), INIT_NOTE])
 
@@ -184,7 +189,7 @@ def table4(ctx: ReportContext) -> Table:
                     rows.append([key, "paper", *[by_lang.get(lang) for lang in langs], by_lang["avg"]])
     protocol = ctx.store.first("dap", XNLI)["protocol"]
     return Table("table4_xnli", "Table 4: XNLI accuracy (%), English fine-tuning, zero-shot transfer",
-                 ["model", "source", *langs, "avg"], rows, [where(ctx), f"Protocol here: {protocol}.", INIT_NOTE])
+                 ["model", "source", *langs, "avg"], rows, [where(ctx, XNLI), f"Protocol here: {protocol}.", INIT_NOTE])
 
 
 def section5_cols(ctx: ReportContext) -> list[Col]:
@@ -265,14 +270,15 @@ def per_language(ctx: ReportContext, d: str, key: str, title: str) -> Table:
         rows.append([lang, "yes" if lang in trained else "zero-shot", *ours, *paper])
     cols = ["language", "training data", *[f"ours {LABEL[v]}" for v in MAIN],
             *[f"{pm}+{LABEL[v]}" for pm in paper_models(init) for v in MAIN]]
-    return Table(key, title, cols, rows, [where(ctx), "XTREME's 36 languages first, then the rest of Tatoeba v1."])
+    return Table(key, title, cols, rows,
+                 [where(ctx, TATOEBA), "XTREME's 36 languages first, then the rest of Tatoeba v1."])
 
 
 def claims(ctx: ReportContext) -> Table:
     """The paper's claims at this scale (``papers/dap/claims.py``)."""
     return claims_table(declare(ctx.cfg), ctx, f"The paper's claims at scale '{ctx.scale}': DAP against its baselines",
-                        [f"Seeds {ctx.cfg['seeds']}; evaluation identical for every method (no tuning toward a "
-                         "claim)."])
+                        [f"Seeds {ctx.cfg['seeds']} (each row's count in its 'seeds' column); evaluation identical "
+                         "for every method (no tuning toward a claim)."])
 
 
 def build(ctx: ReportContext):

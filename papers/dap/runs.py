@@ -1,8 +1,9 @@
 """DAP's runs: the main methods (Tables 1-4, 6-8) for every encoder initialisation and seed, the initial
 encoder without pre-training (the tables' recomputed base-model rows; its first seed: no training step, only
 XNLI's fine-tuning draws on the seed), and the section 5 ablations (Table 5, Figures 3-4) on the first
-initialisation with ``ablation_seed``; with ``without_sources``, TR and DAP trained without each listed source of
-the mini corpus (on ``ablation_seed``, Tatoeba only: the rows of Table 1 that show what a source adds)."""
+initialisation with ``ablation_seed``; with ``without_sources`` (source -> methods), those methods trained without
+the source (on ``ablation_seed``, Tatoeba only: the rows of Table 1 that show what a source adds). ``task_seeds``
+limits a task to the first N seeds of every method (a budget cut: the claims and tables then count N seeds for it)."""
 from __future__ import annotations
 
 from common.runs import Run, RunRegistry
@@ -14,13 +15,15 @@ TASKS = ("tatoeba@cosine", "bucc@ratio-k4", "xnli@zero-shot")
 
 def registry(cfg: dict) -> RunRegistry:
     inits = list(cfg["encoders"])
-    reg = RunRegistry("dap", (Run(v, init, s, TASKS) for init in inits for v in MAIN for s in cfg["seeds"]))
+    limit = cfg.get("task_seeds", {})
+    reg = RunRegistry("dap", (Run(v, init, s, tuple(t for t in TASKS if i < limit.get(t, len(cfg["seeds"]))))
+                              for init in inits for v in MAIN for i, s in enumerate(cfg["seeds"])))
     for init in inits:
         reg.add(Run(INIT, init, cfg["seeds"][0], TASKS))
     for points in ablation_variants(cfg.get("ablations", {}), cfg["dap"]).values():
         for _, variant in points:
             reg.add(Run(variant, inits[0], cfg["ablation_seed"], TASKS))
-    for source in cfg.get("without_sources", []):
-        for base in ("tr", "dap"):
+    for source, bases in cfg.get("without_sources", {}).items():
+        for base in bases:
             reg.add(Run(without_source(base, source), inits[0], cfg["ablation_seed"], TASKS[:1]))
     return reg

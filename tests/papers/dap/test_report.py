@@ -56,7 +56,7 @@ def test_table1_shows_what_a_training_source_adds(tmp_path):
 
     cfg = {"description": "d", "encoders": {"minilm": {}}, "seeds": [1], "ablations": {}, "ablation_seed": 1,
            "without_sources":
-           ["anki_pairs"], "dap": {"direction": "xx2en", "rho": 1.0, "rtl_layers": 2}}
+           {"anki_pairs": ["tr", "dap"]}, "dap": {"direction": "xx2en", "rho": 1.0, "rtl_layers": 2}}
     manifest = {"train_languages": ["kat", "spa", "tur"], "leakage": {"dropped_total": 0},
                 "train_sources": {"spa": [["multi30k", 3], ["anki_pairs", 2]], "tur": [["anki_pairs", 4]],
                                   "kat": [["ntrex128", 5]]}}
