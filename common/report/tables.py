@@ -37,6 +37,10 @@ def leakage_note(manifest: dict[str, Any]) -> str:
     each gave per language: a table says which sources trained its models."""
     leak = manifest["leakage"]
     text = f"Leakage rule dropped {leak['dropped_total']} training pairs."
+    if "bucc_distractors_excluded" in leak:  # the mini BUCC builder's candidates found in training or other eval sets
+        text += f" BUCC distractor candidates excluded by the same rule: {leak['bucc_distractors_excluded']:,}."
+    if "nli_dropped" in leak:  # the NLI training items (MoCo-BERT's multi-task data) under the same rule
+        text += f" NLI training items dropped by the same rule: {leak['nli_dropped']:,}."
     by_source = leak.get("by_source")
     if by_source:
         text += " Staged parallel sources trained on (pairs taken, of which dropped as leaked): " + "; ".join(

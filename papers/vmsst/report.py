@@ -32,8 +32,12 @@ OBJECTIVES = ("contrastive", "bitranslation", "vmsst_contrastive", "vmsst")  # T
 COLUMNS = ["Eng.", "XL", "XL (s.)", "XL (d.)", "Tatoeba", "BUCC (c.)", "BUCC (m.)", "NQ", "MKQA", "Score"]
 
 
-def where(ctx: ReportContext) -> str:
-    return (f"Ours: scale '{ctx.scale}' — {ctx.cfg['description'].strip()} Seeds {ctx.cfg['seeds']} (mean ± sd). "
+def where(ctx: ReportContext, seeds: list[int] | None = None) -> str:
+    """The notes' first line: scale, corpus, the seeds the table's cells average (``seeds``: a table on fewer
+    than the config's), the leakage rule's counts and the departures from the paper."""
+    seeds = ctx.cfg["seeds"] if seeds is None else seeds
+    return (f"Ours: scale '{ctx.scale}' — {ctx.cfg['description'].strip()} "
+            f"Seeds {seeds} ({'mean ± sd' if len(seeds) > 1 else 'one run'}). "
             + leakage_note(ctx.manifest)
             + departures_note(ctx.cfg))
 
@@ -89,7 +93,7 @@ def table4(ctx: ReportContext) -> Table:
             rows.append([LABEL[name], "ours", *columns(ctx.store, name, init, seed)])
         rows.append([LABEL[name], "paper", *ctx.reported["table4_ablations"][LABEL[name]]])
     return Table("table4_ablations", "Table 4: ablations of VMSST", ["model", "source", *COLUMNS], rows,
-                 [where(ctx), f"Ours: setting '{init}', seed {seed[0]}; paper: Random Init. (24 Layer).",
+                 [where(ctx, seed), f"Ours: setting '{init}', seed {seed[0]}; paper: Random Init. (24 Layer).",
                   "12L / 1L dec.: the paper's 12- and 1-layer decoders against its 24 layers; ours: half the encoder's "
                   "depth and one layer. The paper's prose swaps the last two names (\"we remove the language embedding "
                   "inputs to the decoder (no enc. l.e.)\"); we follow the table: 'no enc. l.e.' drops the language "
@@ -129,8 +133,8 @@ def table6(ctx: ReportContext) -> Table:
                          *[by.get(f"mkqa_{lang}") for lang in iso], by["score"]])
     return Table("table6_full", "Table 6: VMSST against the variant without parameter sharing (four languages)",
                  ["model", "source", *cols], rows,
-                 [where(ctx), f"Ours: setting '{init}', seed {seed[0]}, trained on {', '.join(langs)} and English "
-                  "only; "
+                 [where(ctx, seed), f"Ours: setting '{init}', seed {seed[0]}, trained on {', '.join(langs)} and "
+                  "English only; "
                   "paper: Random Init. (6 Layer), ar, en, es, tr. Score here: the mean of Eng., the STS17 mean, the "
                   "Tatoeba mean, NQ and the MKQA mean (this reproduces the paper's Table 6 Scores).",
                   "The paper's column header is lost in the text we have: its values are placed in the caption's "
@@ -158,7 +162,7 @@ def table7(ctx: ReportContext) -> Table:
                     rows.append([setting, LABEL[o], paper_batch, "paper", *paper])
     return Table("table7_batch", "Table 7: Contrastive and VMSST at larger batch sizes",
                  ["setting", "model", "batch", "source", *COLUMNS], rows,
-                 [where(ctx), f"Every row of ours: seeds {seeds}.",
+                 [where(ctx, seeds), f"Every row of ours: seeds {seeds}.",
                   "The paper's batches 2048 / 4096 / 8192 (its main runs at 2048); ours in the same ratios, "
                   f"{' / '.join(str(round(base * f)) for f, _ in batch_sweep(ctx.cfg))} (our main runs at {base}).",
                   data_note(ctx)])

@@ -20,3 +20,14 @@ def test_delta_of_seen_and_unseen_gaps_by_hand():
     a, b = delta_sides(on_seen, on_unseen)
     assert (a[1].value(), b[1].value()) == (25.0, 100.0)
     assert paired_difference(a, b).mean == pytest.approx(75.0)
+
+
+def test_a_one_seed_tables_notes_name_that_seed_not_the_configs():
+    """Issue 33 (seeds in every table's notes): Tables 4 and 6 train one seed; their first note says so instead of
+    the config's seed list."""
+    from papers.vmsst.report import where
+
+    cfg = {"description": "d", "seeds": [1, 2], "encoders": {}}
+    ctx = type("Ctx", (), {"scale": "mini", "cfg": cfg, "manifest": {"leakage": {"dropped_total": 0}}})()
+    assert "Seeds [1, 2] (mean ± sd). " in where(ctx)
+    assert "Seeds [1] (one run). " in where(ctx, [1]) and "[1, 2]" not in where(ctx, [1])
