@@ -8,8 +8,15 @@ trained with ``seeds`` seeds. Seed s of either system moves every logit by a sha
 order) plus its own; every (item, seed) outcome is drawn anew (item-by-seed noise). Under the null both systems have
 the same distribution, optionally with fixed per-item differences of mean zero (``item_effect``: +c_i for B and -c_i
 for A, c_i from N(0, item_effect), so the population means stay equal); ``effect`` adds a true difference to B's
-logits. The rate of verdicts that are not "inconclusive" is the false-finding rate under the null and the power
-otherwise.
+logits. With ``cluster`` > 1 the items come in clusters of that size (an XNLI premise's three hypotheses, a Tatoeba
+pair's two directions) that share their fixed difference c, and the bootstrap draws clusters whole unless
+``respect_clusters`` is off (the naive item bootstrap, to show what clustering costs). The rate of verdicts that are
+not "inconclusive" is the false-finding rate under the null and the power otherwise. Measured (2026-11-27, seed 3;
+seed offsets 0.05, fixed differences of sd 2.0 shared within clusters of 3, 360 items): drawn whole, 3.4 % and 4.4 %
+of 1000 null pairs called findings at 3 and 5 seeds; drawn item by item, 12.3 % of 300 at 3 seeds. The rule's limit:
+with few clusters and the items' part dominating (24 clusters of 5, sd 2.0) it called 5.5 % and 7.7 % at 3 and 5
+seeds, the normal quantile on a bootstrap over few clusters being narrow; the tables' tasks have hundreds of
+clusters or more (Tatoeba 1,000 pairs a language, XNLI ~280 premises at mini, BUCC 150 gold pairs a language pair).
 """
 from __future__ import annotations
 
@@ -21,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import t as student_t
 
-from common.report.claims import Difference, MeanOfAccuracies, paired_difference, verdict
+from common.report.claims import AlignedAccuracies, Difference, MeanOfAccuracies, paired_difference, verdict
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +41,8 @@ class Scenario:
     items: int = 120
     seed_sd: float = 0.3  # shared per-seed offset (paired seeds)
     system_seed_sd: float = 0.2  # each system's own per-seed offset
+    cluster: int = 1  # items per cluster; a cluster's items share their fixed difference c
+    respect_clusters: bool = True  # the bootstrap draws clusters whole (False: each item alone)
 
 
 def _outcomes(logits: np.ndarray, rng: np.random.Generator) -> str:
@@ -62,13 +71,15 @@ def findings(sc: Scenario, trials: int, seed: int = 0, replicates: int = 200) ->
     found = dict.fromkeys(RULES, 0)
     for trial in range(trials):
         mu = rng.normal(0.5, 1.0, sc.items)
-        c = rng.normal(0.0, sc.item_effect, sc.items) if sc.item_effect else np.zeros(sc.items)
+        ids = np.arange(sc.items) // sc.cluster  # (items,): each item's cluster
+        c = rng.normal(0.0, sc.item_effect, ids[-1] + 1)[ids] if sc.item_effect else np.zeros(sc.items)
         a, b = [], []
         for _ in range(sc.seeds):
             shared = rng.normal(0.0, sc.seed_sd)
-            a.append(MeanOfAccuracies([_outcomes(mu - c + shared + rng.normal(0.0, sc.system_seed_sd), rng)]))
-            b.append(MeanOfAccuracies([_outcomes(mu + c + sc.effect + shared + rng.normal(0.0, sc.system_seed_sd),
-                                                 rng)]))
+            for system, logits in ((a, mu - c), (b, mu + c + sc.effect)):
+                outcomes = [_outcomes(logits + shared + rng.normal(0.0, sc.system_seed_sd), rng)]
+                system.append(MeanOfAccuracies(outcomes) if sc.cluster == 1 else
+                              AlignedAccuracies(outcomes, ids.tolist() if sc.respect_clusters else None))
         d = paired_difference(a, b, replicates=replicates, seed=trial)
         halves = _half_widths(d)
         assert (verdict(d) != "inconclusive") == (abs(d.mean) > halves["ours"] * (1 - 1e-12))
