@@ -73,7 +73,8 @@ def findings(sc: Scenario, trials: int, seed: int = 0, replicates: int = 200) ->
         mu = rng.normal(0.5, 1.0, sc.items)
         ids = np.arange(sc.items) // sc.cluster  # (items,): each item's cluster
         c = rng.normal(0.0, sc.item_effect, ids[-1] + 1)[ids] if sc.item_effect else np.zeros(sc.items)
-        a, b = [], []
+        a: list[MeanOfAccuracies] = []
+        b: list[MeanOfAccuracies] = []
         for _ in range(sc.seeds):
             shared = rng.normal(0.0, sc.seed_sd)
             for system, logits in ((a, mu - c), (b, mu + c + sc.effect)):
