@@ -155,9 +155,9 @@ def test_clustered_items_keep_the_null_rate_only_when_clusters_are_drawn_whole(s
     difference of mean zero, the items' part dominating (small seed offsets). Drawn cluster by cluster the null rate
     stays within 5 % plus three Monte Carlo standard errors over 1000 pairs; the naive item bootstrap calls noise a
     finding about 12 % of the time."""
-    from common.report.calibration import Scenario, findings, limit
+    from common.report.calibration import CLUSTERED, Scenario, findings, limit
 
-    kw = {"item_effect": 2.0, "cluster": 3, "items": 360, "seed_sd": 0.05, "system_seed_sd": 0.05}
+    kw = CLUSTERED
     assert findings(Scenario(seeds, **kw), 1000, seed=3)["ours"] <= limit(1000)
     if seeds == 3:
         assert findings(Scenario(seeds, respect_clusters=False, **kw), 300, seed=3)["ours"] > limit(300)

@@ -33,3 +33,12 @@ def test_the_vocabulary_table_reads_what_the_tokenizer_rule_saved(tmp_path):
     table = vocabulary_table(cfg, tmp_path)
     assert table.rows == [["minilm", "deu", 2.0, 1.6, 0.8], ["minilm", "tur", 3.0, 1.5, 0.5]]
     assert "40 pieces added to the 1,000" in table.notes[0]
+
+
+def test_the_departures_note_numbers_each_declared_departure_on_one_line():
+    from common.report.tables import departures_note
+
+    assert departures_note({}) == ""
+    cfg = {"departures": ["BERT-shaped encoders\n  (6 layers)", "gradient clip 1.0"]}
+    assert departures_note(cfg) == (" Departures from the paper: (1) BERT-shaped encoders (6 layers) "
+                                    "(2) gradient clip 1.0")

@@ -52,3 +52,30 @@ def test_the_decoding_column_names_a_length_cap_only_where_it_is_not_fairseqs():
     assert decoding({"beam": 4, "lenpen": 0.6, "max_len": [0, 200]}) == "beam 4, lenpen 0.6"
     capped = decoding({"beam": 5, "lenpen": 1.0, "max_len": [2, 20]})
     assert capped == "beam 5, lenpen 1.0, at most 2 x source + 20 tokens"
+
+
+def test_the_scoring_note_shows_each_signature_with_its_tests_and_why_a_test_is_lower_cased(tmp_path):
+    """Issue 33: the signature under each NMT table shows the tokenizer chosen by the target language (En->Zh
+    IWSLT'17: zh) and the case (IWSLT'14: lower-cased by the benchmark's preparation), from results written by
+    common.nmt.bleu.score itself."""
+    import json
+    from types import SimpleNamespace
+
+    from common.config import load_paper_config
+    from common.nmt import bleu, plan
+    from papers.hictl.report_nmt import scoring_note
+
+    cfg = load_paper_config("hictl", "paper")
+    for t in plan.translations(cfg["nmt"]):
+        out = tmp_path / t.path(".")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        result = bleu.score(["Ein Test ."], ["Ein Test ."], t.pair.split("-")[1], t.test, uncased_model=False,
+                            tokenized=False)
+        out.write_text(json.dumps(result))
+    note = scoring_note(SimpleNamespace(cfg=cfg, results=tmp_path))
+    sigs = dict(part.rsplit(" (", 1) for part in note.removeprefix("sacreBLEU signatures: ").split(". ")[0].split("; "))
+    zh = [sig for sig, used in sigs.items() if "En→Zh IWSLT'17" in used]
+    assert len(zh) == 1 and "tok:zh" in zh[0] and "case:mixed" in zh[0]
+    iwslt14 = [sig for sig, used in sigs.items() if "IWSLT'14" in used]
+    assert iwslt14 and all("case:lc" in sig and "tok:13a" in sig for sig in iwslt14)
+    assert "Lower-cased: the benchmark's references, as fairseq's prepare-iwslt14.sh prepares them (IWSLT'14)" in note
