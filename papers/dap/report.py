@@ -62,9 +62,9 @@ INIT_NOTE = ("'(no pre-training)': the initial encoder evaluated as it is, poole
 
 
 def where(ctx: ReportContext, task: str | None = None) -> str:
-    """The notes' first line: the scale, its corpus, the seeds each cell averages (fewer for a task that
-    ``task_seeds`` limits) and the leakage rule's count."""
-    seeds = ctx.cfg["seeds"][:ctx.cfg.get("task_seeds", {}).get(task, len(ctx.cfg["seeds"]))]
+    """The notes' first line: the scale, its corpus, the seeds each cell averages (the registry's DAP runs scored on
+    ``task``: fewer where ``task_seeds`` limits it) and the leakage rule's count."""
+    seeds = ctx.cfg["seeds"] if task is None else ctx.store.seeds_scored("dap", task)
     cut = " (task_seeds: a budget cut at this scale)" if len(seeds) < len(ctx.cfg["seeds"]) else ""
     return (f"Ours: scale '{ctx.scale}' — {ctx.cfg['description'].strip()} Seeds {seeds} (mean){cut}. "
             + leakage_note(ctx.manifest))

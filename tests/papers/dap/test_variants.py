@@ -32,7 +32,10 @@ def test_task_seeds_limit_a_task_to_the_first_seeds_and_the_notes_say_so():
     xnli = [(r.method, r.seed) for r in reg if "xnli@zero-shot" in r.tasks]
     assert xnli == [(m, s) for m in ("tr", "tr_tlm", "dap") for s in (1, 2)] + [("init", 1)]
     assert all("bucc@ratio-k4" in r.tasks for r in reg if r.method in ("tr", "tr_tlm", "dap"))
-    ctx = type("Ctx", (), {"scale": "mini", "cfg": cfg, "manifest": {"leakage": {"dropped_total": 0}}})()
+    from common.report.results import ResultStore
+
+    ctx = type("Ctx", (), {"scale": "mini", "cfg": cfg, "manifest": {"leakage": {"dropped_total": 0}},
+                           "store": ResultStore("unused", reg)})()
     assert "Seeds [1, 2] (mean) (task_seeds" in where(ctx, "xnli@zero-shot")
     assert "Seeds [1, 2, 3] (mean). " in where(ctx, "bucc@ratio-k4")
 
