@@ -26,23 +26,24 @@ from papers.hictl.claims import declare
 from papers.hictl.names import LABEL
 from papers.hictl.runs import FIGURE4, MAIN, registry
 from papers.hictl.variants import ABLATIONS
+from papers.hictl.xtreme import COLUMNS, PAPER_BASIS, TTA, columns_for, comparison_basis
 
 HERE = Path(__file__).parent
-# Table 1's columns: (header, task id, path into the results); QA tasks give F1 and EM
-COLUMNS = [("XNLI", "xnli@zero-shot", "main_score"), ("PAWS-X", "pawsx@zero-shot", "main_score"),
-           ("POS", "pos@zero-shot", "main_score"), ("NER", "ner@zero-shot", "main_score"),
-           ("XQuAD F1", "qa@xquad", "f1"), ("XQuAD EM", "qa@xquad", "exact_match"),
-           ("MLQA F1", "qa@mlqa", "f1"), ("MLQA EM", "qa@mlqa", "exact_match"),
-           ("TyDiQA F1", "qa@tydiqa", "f1"), ("TyDiQA EM", "qa@tydiqa", "exact_match"),
-           ("BUCC", "bucc@ratio-k4", "main_score"), ("Tatoeba", "tatoeba@cosine", None)]
 HEADERS = [c[0] for c in COLUMNS] + ["Avg."]
-# translate-train-all: the tasks with translated training data (XTREME); the others as in zero-shot
-TTA = {"xnli@zero-shot": "xnli@translate-train-all", "pawsx@zero-shot": "pawsx@translate-train-all",
-       "qa@xquad": "qa@xquad-translate-train-all", "qa@mlqa": "qa@mlqa-translate-train-all"}
 
 
-def columns_for(setting: str) -> list[tuple[str, str, str | None]]:
-    return COLUMNS if setting == "zero-shot" else [(h, TTA.get(t, t), p) for h, t, p in COLUMNS]
+def basis_note(ctx: ReportContext) -> str:
+    """Whether our rows stand on the paper's basis; where not, what differs (issue 33: like with like)."""
+    init, setting = comparison_basis(ctx.cfg)
+    pretrained = ctx.cfg["encoders"][init].get("pretrained", "random init")
+    differs = [f"setting {setting}"] * (setting != PAPER_BASIS["setting"]) + \
+              [f"encoder {pretrained}"] * (pretrained != PAPER_BASIS["pretrained"])
+    head = (f"Paper's rows: {PAPER_BASIS['model']}, {PAPER_BASIS['setting']}. Ours: encoder '{init}' ({pretrained}), "
+            f"{setting}")
+    if not differs:
+        return head + ": the paper's basis."
+    return (head + f": not the paper's basis ({', '.join(differs)}; this scale runs nothing closer), so read our "
+            "rows against each other, not against the paper's numbers.")
 
 
 def xtreme_average(row: list[float | None]) -> float | None:
@@ -141,23 +142,24 @@ def table1(ctx: ReportContext) -> Table:
 
 
 def table2(ctx: ReportContext) -> Table:
-    init = next(iter(ctx.cfg["encoders"]))
+    init, setting = comparison_basis(ctx.cfg)
     rows = [[name, "paper", *paper_row(cells + [None])[:-1]] for name, cells in ctx.reported["table2"].items()]
-    rows.append([f"ours: {LABEL['hictl_hns']}", "ours", *ours_row(ctx, "hictl_hns", init)[:10]])
+    rows.append([f"ours: {LABEL['hictl_hns']}", "ours", *ours_row(ctx, "hictl_hns", init, setting=setting)[:10]])
     return Table("table2_comparison", "Table 2: comparison with existing methods (pair sentence, structured "
-                 "prediction, QA)", ["model", "source", *HEADERS[:10]], rows, [where(ctx), task_note(ctx)])
+                 "prediction, QA)", ["model", "source", *HEADERS[:10]], rows,
+                 [where(ctx), basis_note(ctx), task_note(ctx)])
 
 
 def table3(ctx: ReportContext) -> Table:
-    init, seed = next(iter(ctx.cfg["encoders"])), [ctx.cfg["ablation_seed"]]
+    (init, setting), seed = comparison_basis(ctx.cfg), [ctx.cfg["ablation_seed"]]
     paper = ctx.reported["table3"]
-    rows = [["Full Model", "ours", *ours_row(ctx, "hictl_hns", init, seed)], ["Full Model", "paper",
-                                                                              *paper_row(paper["Full Model"])]]
+    rows = [["Full Model", "ours", *ours_row(ctx, "hictl_hns", init, seed, setting)],
+            ["Full Model", "paper", *paper_row(paper["Full Model"])]]
     for name in ABLATIONS:
-        rows.append([LABEL[name], "ours", *ours_row(ctx, name, init, seed)])
+        rows.append([LABEL[name], "ours", *ours_row(ctx, name, init, seed, setting)])
         rows.append([LABEL[name], "paper", *paper_row(paper[LABEL[name]])])
     return Table("table3_ablations", "Table 3: ablations of the full model (HICTL + Hns)", ["model", "source",
-                 *HEADERS], rows, [where(ctx), f"Ours: encoder '{init}', seed {seed[0]}.", task_note(ctx)])
+                 *HEADERS], rows, [where(ctx), basis_note(ctx), f"Ours: seed {seed[0]}.", task_note(ctx)])
 
 
 def per_language(ctx: ReportContext, name: str, title: str, task: str, paper_key: str, langs_key: str,
