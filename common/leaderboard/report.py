@@ -44,6 +44,9 @@ def cell(task: str, seeds: list[dict[str, Any]]) -> Difference:
     return interval(metrics)
 
 
+# the seeds a claim on runs under 10 minutes needs (issue 33; MoCo-BERT's mini claims have them); the leaderboard
+# has fewer for its budget, so it states no verdict and its notes say why
+CLAIM_MIN_SEEDS = 5
 Cell = tuple[Difference, list[float]] | None  # (mean with interval, main score of every seed); None: not applicable
 NOT_RUN = "–"  # a method the NMT column does not fine-tune at this scale, or the NMT-only row on a task
 Scores = dict[str, dict[str, Cell | str]]  # row -> column -> cell, or NOT_RUN (:func:`scores`)
@@ -117,7 +120,10 @@ def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None) -> Tab
              "Main scores: " + "; ".join(f"{t} = {get_task(t).main_score}" for t in tasks) + ".",
              "95% CI: Student t over the seeds plus a cluster bootstrap over the test items (1000 replicates), "
              "as in the papers' claims tables (common/report/claims.py); two methods whose intervals overlap may "
-             "still differ (a paired comparison is tighter)."]
+             "still differ (a paired comparison is tighter).",
+             f"No verdicts: the leaderboard describes, it does not rank. Its runs take minutes, and a claim on runs "
+             f"that short needs at least {CLAIM_MIN_SEEDS} seeds (here {len(ctx.cfg['seeds'])}); each paper's claims "
+             "table makes its paired comparisons."]
     if any(c is None for per_col in values.values() for c in per_col.values()):
         notes.append("n/a: the task needs one shared encoder to fine-tune; the method's model has language-specific "
                      "encoders.")

@@ -52,3 +52,20 @@ def test_the_na_note_appears_only_where_a_cell_is_na():
     without = table(ctx, {"tr": {"tatoeba@cosine": (d, [100.0])}}, None)
     assert not any(n.startswith("n/a:") for n in without.notes)
     assert without.rows == [["TR (in-batch translation ranking)", 100.0, "[100.0, 100.0]", "100.0"]]
+
+
+def test_the_leaderboard_states_no_verdict_and_says_why():
+    """Issue 33: a claim on runs under 10 minutes needs 5 seeds; the leaderboard's runs are that short and the mini
+    config trains fewer (its budget), so its table ranks nothing and its notes say so with the seed count."""
+    from types import SimpleNamespace
+
+    from common.config import load_leaderboard_config
+    from common.leaderboard.report import CLAIM_MIN_SEEDS, table
+
+    cfg = load_leaderboard_config("mini")
+    assert len(cfg["seeds"]) < CLAIM_MIN_SEEDS == 5
+    ctx = SimpleNamespace(scale="mini", manifest={"leakage": {"dropped_total": 3}},
+                          cfg={**cfg, "tasks": ["tatoeba@cosine"]})
+    d = cell("tatoeba@cosine", [tatoeba("11", "11", 100.0)] * len(cfg["seeds"]))
+    notes = table(ctx, {"tr": {"tatoeba@cosine": (d, [100.0] * len(cfg["seeds"]))}}, None).notes
+    assert f"needs at least 5 seeds (here {len(cfg['seeds'])}); each paper's claims table" in notes[-1]
