@@ -126,7 +126,8 @@ def test_vmsst_smoke(smoke):
     t1 = (fig / "table1_main.csv").read_text().splitlines()
     assert t1[0].split(",")[-1] == "Score"
     ours = [r.split(",") for r in t1[1:] if ",ours," in r]
-    assert len(ours) == 8  # four objectives x two encoder settings
+    assert len(ours) == 10  # the step-0 model and four objectives x two encoder settings
+    assert [r[1] for r in ours[:5]] == ["VMSST at step 0", "Contrastive", "BiTranslation", "VMSST Contrastive", "VMSST"]
     for r in ours:  # the Score column is the mean of its six parts (section 6.2), recomputed from the cells
         eng, xl, tat, bc, bm, nq, mkqa, score = (float(r[i]) for i in (3, 4, 7, 8, 9, 10, 11, 12))
         assert score == pytest.approx((eng + xl + tat + (bc + bm) / 2 + nq + mkqa) / 6, abs=0.06)
@@ -135,6 +136,7 @@ def test_vmsst_smoke(smoke):
     claims = (fig / "claims.md").read_text()
     assert "| VMSST's advantage grows with depth | section 6.5 | Score: VMSST − Contrastive | l2 → l4 |" in claims
     assert "| VMSST has the best Score | section 6.5 | Score: BiTranslation → VMSST | l2 |" in claims
+    assert "| VMSST above the model it starts from | Table 1 (ours) | Score: VMSST at step 0 → VMSST | l2 |" in claims
     for row in ("has the largest effect) | section 7.1, Table 4 | Score: VMSST (no KL) → VMSST | l4 |",
                 "'appear to weaken') | section 7.1, Table 4 | Score: VMSST (4 enc.) → VMSST | l4 |",
                 "| Table 6 Score: BiTranslation → VMSST | l2 |",
@@ -281,8 +283,9 @@ def test_moco_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
 
 def test_vmsst_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     counts, printed = paper_dry_run(tmp_path, "papers/vmsst/all")
-    # 3 settings x 4 objectives; Table 4: 8 ablations; Table 6: 4 models; Table 7: 2 settings x 2 batches x 2
-    assert counts["vmsst_train"] == 12 + 8 + 4 + 8
+    # 3 settings x (4 objectives + the step-0 model); Table 4: 8 ablations; Table 6: 4 models; Table 7: 2 settings x
+    # 2 batches x 2
+    assert counts["vmsst_train"] == 12 + 3 + 8 + 4 + 8
     assert counts["vmsst_evaluate_task"] == 8 * counts["vmsst_train"]
     assert counts["vmsst_tokenizer"] == 3 and counts["vmsst_corpus"] == 1 and counts["vmsst_all"] == 1
     assert_slurm_shape(printed, "vmsst_train", gpus=8, cpus=64)

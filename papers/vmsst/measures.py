@@ -28,7 +28,7 @@ def table6_score_metric(store, method: str, init: str, languages: list[str], see
     return {k: Combined([p[k] for p in per_task], [1 / len(parts)] * len(parts)) for k in per_task[0]}
 
 
-def tatoeba_gap(store, init: str, seeds: list[int], languages: list[str]) -> dict[int, Gap]:
+def tatoeba_gap(store, init: str, seeds: list[int] | None, languages: list[str]) -> dict[int, Gap]:
     """Per seed id, VMSST's Tatoeba accuracy minus BiTranslation's over ``languages`` (Table 8's gap)."""
     b = store.item_metrics("bitranslation", TATOEBA, init, seeds, languages)
     v = store.item_metrics("vmsst", TATOEBA, init, seeds, languages)

@@ -2,6 +2,8 @@
 the unshared model of Table 6 (section 7.2) and the batch sizes of Table 7 (section 7.4).
 
 * ``vmsst``, ``contrastive``, ``bitranslation``, ``vmsst_contrastive`` -- Table 1;
+* ``init`` -- VMSST's model as it starts, no step taken (the seed's random init, or the pretrained encoder with new
+  heads): the reference that shows what training adds (issue 35); the paper has no such row;
 * ``vmsst_fact``, ``vmsst_4enc``, ``vmsst_dec-half`` / ``vmsst_dec-1`` (the paper's 12L / 1L decoders against its
   24 layers: half the main depth and one layer), ``vmsst_nokl``, ``vmsst_1enc``, ``vmsst_no-enc-le``,
   ``vmsst_no-dec-le`` -- Table 4. The paper's prose swaps the last two ("we remove the language embedding
@@ -22,6 +24,7 @@ from typing import Any
 
 from papers.vmsst.model import OBJECTIVES, Settings
 
+INIT = "init"
 ABLATIONS = ("vmsst_fact", "vmsst_4enc", "vmsst_dec-half", "vmsst_dec-1", "vmsst_nokl", "vmsst_1enc",
              "vmsst_no-enc-le", "vmsst_no-dec-le")
 _BATCH = re.compile(r"^(?P<obj>vmsst|contrastive)_b(?P<f>[0-9]+(?:\.[0-9]+)?)$")
@@ -53,6 +56,8 @@ def resolve(name: str, cfg: dict, init: str, encoder_layers: int) -> tuple[Setti
     if name.endswith("_l4") or name == "vmsst_full":
         languages = list(cfg["tables"]["table6_languages"])
         name = name.removesuffix("_l4")
+    if name == INIT:  # VMSST's model at step 0: the same construction and seed, no update
+        return Settings(objective="vmsst", **base), {"max_steps": 0}, languages
     if name in OBJECTIVES:
         return Settings(objective=name, **base), overrides, languages
     ablations: dict[str, dict[str, Any]] = {
@@ -65,8 +70,8 @@ def resolve(name: str, cfg: dict, init: str, encoder_layers: int) -> tuple[Setti
     }
     ablation = ablations.get(name)
     if ablation is None:
-        raise ValueError(f"unknown VMSST run {name!r}; expected one of {OBJECTIVES}, {ABLATIONS}, vmsst_full "
-                         "or <vmsst|contrastive>_b<factor>")
+        raise ValueError(f"unknown VMSST run {name!r}; expected {INIT}, one of {OBJECTIVES}, {ABLATIONS}, "
+                         "vmsst_full or <vmsst|contrastive>_b<factor>")
     return Settings(objective="vmsst", **{**base, **ablation}), overrides, languages
 
 
