@@ -96,11 +96,21 @@ def measure(data_root: str) -> Sizes:
             filt = _held_bytes(lambda sents=sents: LeakageFilter(sents)) / len(sents)
             disk = sum(len(e.encode()) + len(f.encode()) + 2 for e, f in rows) / len(rows)
             best = (pairs, lines, filt, disk, path.name.split("-")[0])
-    rss = subprocess.run([sys.executable, "-c", "import resource, common.data.corpus; "
-                          "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"],
-                         check=True, capture_output=True, text=True).stdout
     assert best is not None  # files is not empty
-    return Sizes(*best, interpreter_mb=int(rss) / 1024)
+    return Sizes(*best, interpreter_mb=interpreter_peak_mb("common.data.corpus"))
+
+
+def interpreter_peak_mb(module: str) -> float:
+    """Peak RSS (MB) of a fresh interpreter that imported ``module``: VmHWM, the peak of the process's own address
+    space. Not ``ru_maxrss``: Linux starts a forked child's at its parent's peak, so a census that had built a large
+    model first measured 14 GB here instead of ~400 MB."""
+    code = (f"import resource, {module}\n"
+            "try:\n"
+            "    print(next(int(x.split()[1]) for x in open('/proc/self/status') if x.startswith('VmHWM:')))\n"
+            "except OSError:\n"  # no /proc: the rusage peak (a fresh interpreter's own where fork does not leak it)
+            "    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+    kib = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    return int(kib) / 1024
 
 
 def samples(kind: str, spec: dict[str, Any]) -> tuple[list[tuple[str, int, str]], bool]:

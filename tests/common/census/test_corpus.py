@@ -57,3 +57,12 @@ def test_pooled_and_monolingual_samples():
     assert drawn == [("fr", 3, "pair"), ("de (CC-100)", 9, "line")] and not pooled
     with pytest.raises(KeyError, match="mini"):
         corpus.samples("mini", {})
+
+
+def test_the_interpreter_is_measured_apart_from_the_process_that_asks():
+    """A parent holding 512 MiB must not raise the fresh interpreter's peak: Linux starts a forked child's
+    ``ru_maxrss`` at its parent's, which once put 14 GB in the VMSST corpus row's interpreter."""
+    from common.census.corpus import interpreter_peak_mb
+
+    held = b"x" * (512 << 20)
+    assert 1 < interpreter_peak_mb("json") < 256 and len(held) == 512 << 20
