@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from common.config import load_leaderboard_config
+from common.config import PAPER_SCALES, load_leaderboard_config
 from common.eval.tasks import get_task
 from common.io import read_json
 from common.leaderboard import nmt as lbnmt
@@ -121,9 +121,10 @@ def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None) -> Tab
              "95% CI: Student t over the seeds plus a cluster bootstrap over the test items (1000 replicates), "
              "as in the papers' claims tables (common/report/claims.py); two methods whose intervals overlap may "
              "still differ (a paired comparison is tighter).",
-             f"No verdicts: the leaderboard describes, it does not rank. Its runs take minutes, and a claim on runs "
-             f"that short needs at least {CLAIM_MIN_SEEDS} seeds (here {len(ctx.cfg['seeds'])}); each paper's claims "
-             "table makes its paired comparisons."]
+             "No verdicts: the leaderboard describes, it does not rank; each paper's claims table makes its paired "
+             "comparisons." + ("" if ctx.scale in PAPER_SCALES else
+                               f" At this scale its runs take minutes, and a claim on runs that short needs at least "
+                               f"{CLAIM_MIN_SEEDS} seeds (here {len(ctx.cfg['seeds'])}).")]
     if any(c is None for per_col in values.values() for c in per_col.values()):
         notes.append("n/a: the task needs one shared encoder to fine-tune; the method's model has language-specific "
                      "encoders.")

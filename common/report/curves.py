@@ -48,12 +48,14 @@ def curve_points(ctx: ReportContext) -> dict[tuple[str, int], list[tuple[int, fl
     init, task = next(iter(ctx.cfg["encoders"])), spec["task"]
     store, last = ctx.store, int(ctx.cfg["training"]["max_steps"])
     steps = curve_steps(ctx.cfg)
-    start: list[tuple[int, float]] = []
-    if any(r.method == "init" and r.init == init and task in r.tasks for r in store.registry):
-        start = [(0, store.values("init", task, "main_score", init)[0])]
+    # step 0: the untrained run (``init``) of the same seed where it has one (a random init differs per seed), else
+    # its first seed's (a pretrained encoder is the same on every seed)
+    scored = {r.seed for r in store.registry if r.method == "init" and r.init == init and task in r.tasks}
     out: dict[tuple[str, int], list[tuple[int, float]]] = {}
     for method in spec["methods"]:
         for seed in store.registry.seeds(method, init):
+            start = [] if not scored else [
+                (0, store.values("init", task, "main_score", init, [seed if seed in scored else min(scored)])[0])]
             points = [(s, read_result(point_path(ctx.results, init, method, seed, s, task)).scores["main_score"])
                       for s in steps]
             final = store.values(method, task, "main_score", init, [seed])[0]

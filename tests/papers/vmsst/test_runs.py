@@ -29,13 +29,15 @@ def test_tables_not_run_keep_the_papers_rows_and_say_why_and_their_claims_are_no
     from types import SimpleNamespace
 
     from papers.vmsst.claims import declare
-    from papers.vmsst.report import table6, table7
+    from papers.vmsst.report import table4, table6, table7
 
     cfg = load_paper_config("vmsst", "mini")
     reported = yaml.safe_load((HERE / "reported.yaml").read_text())
     manifest = {"kind": "mini", "leakage": {"dropped_total": 0}, "question_retrieval": {"description": "q"}}
     ctx = SimpleNamespace(scale="mini", cfg=cfg, manifest=manifest, reported=reported, store=None)
-    t6, t7 = table6(ctx), table7(ctx)
+    t4, t6, t7 = table4(ctx), table6(ctx), table7(ctx)
+    assert {r[1] for r in t4.rows} == {"paper"} and len(t4.rows) == len(reported["table4_ablations"])
+    assert any("the ablations not run at scale 'mini' (tables.ablations is empty" in n for n in t4.notes)
     assert {r[1] for r in t6.rows} == {"paper"} and len(t6.rows) == len(reported["table6"])
     assert {r[3] for r in t7.rows} == {"paper"}
     assert len(t7.rows) == sum(len(b) for m in reported["table7"].values() for b in m.values())
