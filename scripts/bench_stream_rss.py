@@ -31,7 +31,7 @@ def corpus(folder: Path, lines: int) -> Path:
 
 
 def child(path: Path, mode: str, steps: int, batch: int, ranks: int) -> dict:
-    from common.training.metrics_log import peak_rss_bytes, reset_peak_rss
+    from common.rss import peak_rss_bytes, reset_peak_rss
     from common.training.sampler import StepSampler
 
     if mode == "stream":

@@ -3,8 +3,9 @@ no module imports itself through others, and no module imports from a higher lay
 
 The layers, lowest first (a module belongs to the longest prefix listed):
 
-0. ``common.io``, ``common.languages``, ``common.registry``, ``common.records`` -- files, errors naming file and
-   line; language codes and sets; name registries; typed JSON records and their schemas;
+0. ``common.io``, ``common.languages``, ``common.registry``, ``common.records``, ``common.rss`` -- files, errors
+   naming file and line; language codes and sets; name registries; typed JSON records and their schemas; a
+   process's peak resident memory;
 1. ``common.config``, ``common.precision``, ``common.distributed`` -- configs and their rules, process groups;
 2. ``common.data`` -- reading, downloading and preparing corpora and evaluation sets;
 3. ``common.models``, ``common.losses`` -- encoders, tokenizers, embedders; objectives;
@@ -24,7 +25,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = [("common.io", "common.languages", "common.registry", "common.records"),
+LAYERS = [("common.io", "common.languages", "common.registry", "common.records", "common.rss"),
           ("common.config", "common.precision", "common.distributed"),
           ("common.data",),
           ("common.models", "common.losses"),

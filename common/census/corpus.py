@@ -105,8 +105,9 @@ def interpreter_peak_mb(module: str) -> float:
     space. Not ``ru_maxrss``: Linux starts a forked child's at its parent's peak, so a census that had built a large
     model first measured 14 GB here instead of ~400 MB."""
     code = (f"import resource, {module}\n"
+            "from common.rss import peak_rss_bytes\n"
             "try:\n"
-            "    print(next(int(x.split()[1]) for x in open('/proc/self/status') if x.startswith('VmHWM:')))\n"
+            "    print(peak_rss_bytes() // 1024)\n"
             "except OSError:\n"  # no /proc: the rusage peak (a fresh interpreter's own where fork does not leak it)
             "    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
     kib = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout

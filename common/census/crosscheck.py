@@ -27,7 +27,7 @@ import torch
 from common.census import estimate as est
 from common.census.architectures import CONFIGS
 from common.census.probe import saved_activation_bytes
-from common.training.metrics_log import peak_rss_bytes, reset_peak_rss
+from common.rss import peak_rss_bytes, reset_peak_rss
 
 if TYPE_CHECKING:
     from torch.utils.flop_counter import FlopCounterMode
