@@ -13,7 +13,8 @@
 
 A killed run resumes: fairseq restarts from ``checkpoint_last.pt`` in the save folder (and ignores
 ``--finetune-from-model`` once that exists). ``python -m common.nmt.recipe --help`` lists the commands the
-workflow runs; every command writes its outputs atomically (a checkpoint folder is complete when ``done.json`` is).
+workflow runs; every command writes its outputs atomically (a checkpoint folder is complete when ``done.json`` is,
+and then holds ``checkpoint_best.pt`` alone).
 A stage folder is also a ``fairseq-encoder`` model folder (:mod:`common.nmt.embedder`): ``python -m common.eval``
 scores its encoder on any embedding-based registered task.
 """
@@ -172,6 +173,13 @@ def _common(s: NMTSettings, data: Path, save_dir: Path, lr: float, max_update: i
 
 
 def _finish(save_dir: Path, info: dict[str, Any], fairseq_arch: bool = False) -> None:
+    """Mark a finished run: only ``checkpoint_best.pt`` stays (what stage 2, translation and the embedding tasks
+    read). fairseq keeps three copies of one model while it trains (the interval checkpoint, best and last), about
+    1 GB a stage at mini scale; the resume copies are of no use once the run is done, and a rerun of a done run
+    starts from the beginning."""
+    for path in save_dir.glob("checkpoint*.pt"):
+        if path.name != "checkpoint_best.pt":
+            path.unlink()
     write_json(save_dir / "done.json", {**info, "batch": batch_record(NMTSettings(**info["settings"]), fairseq_arch)})
 
 

@@ -63,3 +63,15 @@ def test_a_rerun_on_other_data_does_not_continue_old_checkpoints(monkeypatch, tm
         recipe._train(["--lr", "1"], data, save)
     with pytest.raises(RuntimeError, match=r"arguments, data differ"):
         recipe._train(["--lr", "2"], data, save)
+
+
+def test_a_finished_run_keeps_only_its_best_checkpoint(tmp_path):
+    """fairseq leaves three copies of one model (interval, best, last); a done run keeps the one that is read."""
+    from common.nmt import recipe
+
+    for name in ("checkpoint_1_100.pt", "checkpoint_best.pt", "checkpoint_last.pt"):
+        (tmp_path / name).write_bytes(name.encode())
+    (tmp_path / "train.log").write_text("log")
+    recipe._finish(tmp_path, {"stage": 1, "settings": {}})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint_best.pt", "done.json", "train.log"]
+    assert (tmp_path / "checkpoint_best.pt").read_bytes() == b"checkpoint_best.pt"
