@@ -35,9 +35,12 @@ Build = Callable[[ReportContext], tuple[list[Table | TableSpec], dict[str, Figur
 def main(experiment: str, title: str, load_config: Callable[[str], dict[str, Any]],
          registry: Callable[[dict[str, Any]], RunRegistry], build: Build, reported: Path | None,
          argv: list[str] | None = None, options: Callable[[argparse.ArgumentParser], None] | None = None,
-         adjust: Callable[[dict[str, Any], argparse.Namespace], None] | None = None) -> None:
+         adjust: Callable[[dict[str, Any], argparse.Namespace], None] | None = None,
+         pretraining: bool = True) -> None:
     """``options`` adds experiment-specific arguments; ``adjust`` applies them to the loaded config
-    (so the report's run registry is the one the workflow built)."""
+    (so the report's run registry is the one the workflow built). ``pretraining``: the report of the pre-trained
+    encoders, which adds what the config asks of every paper (the learning curve, the vocabulary table); False for
+    a report of its own on another stage (HICTL's NMT report), which reads none of those results."""
     p = argparse.ArgumentParser(description=f"Regenerate every {title} table and figure from the results")
     p.add_argument("--scale", required=True)
     p.add_argument("--results", required=True, help=f"results/<scale>/{experiment}")
@@ -53,9 +56,9 @@ def main(experiment: str, title: str, load_config: Callable[[str], dict[str, Any
     ctx = ReportContext(experiment, a.scale, cfg, ResultStore(a.results, registry(cfg)), load_manifest(a.corpus),
                         yaml.safe_load(reported.read_text(encoding="utf-8")) if reported else {}, Path(a.results))
     tables, figures = build(ctx)
-    if cfg.get("learning_curve"):  # every paper's main methods against steps (common/report/curves.py)
+    if pretraining and cfg.get("learning_curve"):  # every paper's main methods against steps (common/report/curves.py)
         figures = {**figures, curves.FIGURE: partial(curves.learning_curve_figure, ctx)}
-    if vocabulary_table.extended(cfg):  # pieces per word before and after an extended vocabulary
+    if pretraining and vocabulary_table.extended(cfg):  # pieces per word before and after an extended vocabulary
         tables = [*tables, vocabulary_table.vocabulary_table(cfg, ctx.results)]
     rendered = [t.render(ctx.store) if isinstance(t, TableSpec) else t for t in tables]
     out = Path(a.out)

@@ -264,4 +264,4 @@ def build(ctx: ReportContext):
 
 if __name__ == "__main__":
     main("hictl", "HICTL machine translation", partial(load_paper_config, "hictl"), registry, build,
-         HERE / "reported.yaml")
+         HERE / "reported.yaml", pretraining=False)
