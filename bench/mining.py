@@ -5,7 +5,7 @@ BUCC-style mining (k-NN both directions, ratio margin, best match with one-to-on
 k-NN backend of :mod:`common.eval.knn_index`: ours (``exact``), faiss ``IndexFlatIP`` (``faiss-flat``,
 the same result) and an approximate faiss index (``--approx``). Each (backend, N) runs in a fresh
 process: wall time of the whole ``mine`` call and its peak memory above the process's memory with the
-data loaded (``ru_maxrss`` after - RSS before). Time against N is plotted log-log with the fitted exponent. The
+data loaded (``VmHWM`` after - RSS before). Time against N is plotted log-log with the fitted exponent. The
 exact-vs-faiss-flat row is the median of ``--repeats`` runs of each in A/B order, with every run in its note: an
 earlier single run had faiss flat 3-7x slower than later ones on the same machine and version (8.7 s against 2.0 s
 at N = 10,000), which one run cannot tell from the method.
@@ -23,7 +23,6 @@ import argparse
 import logging
 import math
 import multiprocessing as mp
-import resource
 import time
 from pathlib import Path
 
@@ -32,6 +31,7 @@ import psutil
 import torch
 
 from bench.results import Record, Row, setup_threads
+from common.rss import peak_rss_bytes
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ def _run(backend: str, n: int, dim: int, k: int, threads: int) -> tuple[float, f
     t0 = time.perf_counter()
     cands = mine(x, y, k=k, scoring="ratio", knn_search=backend)
     seconds = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
+    peak = peak_rss_bytes()  # VmHWM: ru_maxrss would start at the parent's peak (common/rss.py)
     return seconds, max(0.0, (peak - before) / 2**20), len(cands)
 
 

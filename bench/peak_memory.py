@@ -2,20 +2,22 @@
 
 A benchmark script calls :func:`measure_in_children` with its own path; each variant runs as
 ``python <script> <args> --child <variant>``, whose last stdout line is a JSON row measured with :func:`peak_rss_mb`
-(``ru_maxrss``: a process's peak resident memory, which only grows, hence one process per variant).
+(``VmHWM``: a process's peak resident memory, which only grows, hence one process per variant; not ``ru_maxrss``,
+which a child starts at its parent's peak: :mod:`common.rss`).
 """
 from __future__ import annotations
 
 import json
-import resource
 import subprocess
 import sys
 from pathlib import Path
 
+from common.rss import peak_rss_bytes
+
 
 def peak_rss_mb() -> float:
-    """This process's peak resident memory so far, in MB (Linux reports ``ru_maxrss`` in KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """This process's peak resident memory so far, in MB."""
+    return peak_rss_bytes() / 2**20
 
 
 def measure_in_children(script: str, args: list[str], variants: list[str]) -> list[dict]:

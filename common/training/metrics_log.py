@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import logging
-import resource
 from pathlib import Path
 from typing import Any
 
 import torch
+
+from common.rss import peak_rss_bytes
 
 log = logging.getLogger(__name__)
 # keys whose values depend on the machine and its load, not on the run's arithmetic (tests compare the rest)
@@ -25,7 +26,7 @@ def peak_memory_mb(device: torch.device) -> float:
     """Peak memory of this rank: allocated on its GPU, or the process's resident set on the CPU."""
     if device.type == "cuda":
         return float(torch.cuda.max_memory_allocated(device) / 2**20)
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
+    return peak_rss_bytes() / 2**20  # VmHWM: ru_maxrss would start at the launching process's peak
 
 
 class MetricsLog:

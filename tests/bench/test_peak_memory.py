@@ -1,0 +1,19 @@
+"""The memory benchmarks' and the trainer's peak memory is the measuring process's own (VmHWM), not its parent's:
+``ru_maxrss`` starts a child at its parent's peak, so a child of a large process reported the parent's size."""
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_child_reports_its_own_peak_beside_a_large_parent():
+    held = bytearray(512 * 2**20)
+    held[::4096] = b"\x01" * len(held[::4096])  # touch every page: resident
+    code = ("import torch; from bench.peak_memory import peak_rss_mb; "
+            "from common.training.metrics_log import peak_memory_mb; "
+            "print(peak_rss_mb(), peak_memory_mb(torch.device('cpu')))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    bench, trainer = map(float, out.split())
+    assert bench < 450 and trainer < 450, (bench, trainer)  # torch imported: a few hundred MB, not 512 + that
+    assert len(held) == 512 * 2**20
