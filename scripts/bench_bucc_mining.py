@@ -5,13 +5,13 @@ plain N x N matrix product of the same shapes as a same-process baseline.
     python scripts/bench_bucc_mining.py --n 200000 --dim 768
 """
 import argparse
-import resource
 import time
 
 import torch
 import torch.nn.functional as F
 
 from common.eval.bucc import mine
+from common.rss import peak_rss_bytes
 
 p = argparse.ArgumentParser()
 p.add_argument("--n", type=int, default=20000)
@@ -28,7 +28,7 @@ base = time.perf_counter() - t0
 t0 = time.perf_counter()
 out = mine(x, y, k=a.k, scoring="ratio")
 t = time.perf_counter() - t0
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+rss = peak_rss_bytes() / 2**20
 print(f"n={a.n} dim={a.dim} k={a.k} threads={torch.get_num_threads()}: mining {t:.1f} s "
       f"({len(out)} candidates); one pass of blockwise x@y.T {base:.1f} s; ratio {t / base:.2f}; "
       f"peak RSS {rss:.0f} MiB")

@@ -1,7 +1,7 @@
 """Peak memory of VMSST's decoder loss over mT5's vocabulary: plain vs chunked (common/losses/token_nll.py).
 
 One forward and backward of the token cross-entropy of ``--tokens`` target tokens through a ``--features`` x
-``--vocab`` output projection, each variant in a fresh process (its peak resident memory, ``ru_maxrss``, is the
+``--vocab`` output projection, each variant in a fresh process (its peak resident memory, ``VmHWM``, is the
 figure), fp32 on the CPU; plus the extra time the recomputation costs.
 
     python scripts/bench_chunked_nll.py --tokens 2048 --vocab 250112 --chunks 0 2048 512 --out figures/bench/...
