@@ -104,12 +104,7 @@ def interpreter_peak_mb(module: str) -> float:
     """Peak RSS (MB) of a fresh interpreter that imported ``module``: VmHWM, the peak of the process's own address
     space. Not ``ru_maxrss``: Linux starts a forked child's at its parent's peak, so a census that had built a large
     model first measured 14 GB here instead of ~400 MB."""
-    code = (f"import resource, {module}\n"
-            "from common.rss import peak_rss_bytes\n"
-            "try:\n"
-            "    print(peak_rss_bytes() // 1024)\n"
-            "except OSError:\n"  # no /proc: the rusage peak (a fresh interpreter's own where fork does not leak it)
-            "    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+    code = f"import {module}\nfrom common.rss import peak_rss_bytes\nprint(peak_rss_bytes() // 1024)\n"
     kib = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     return int(kib) / 1024
 
