@@ -8,6 +8,7 @@ The record is written as JSON (``<name>.json``) and as a Markdown table (``<name
 """
 from __future__ import annotations
 
+import datetime
 import json
 import logging
 import os
@@ -72,6 +73,9 @@ class Record:
         return row
 
     def write(self, out_dir: str | Path) -> None:
+        """``<name>.json`` and ``<name>.md``; the setup gains the day of the measurement (``measured``), so a
+        README that gathers records measured on different days can say which is which."""
+        self.setup.setdefault("measured", datetime.date.today().isoformat())
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         write_json(out / f"{self.name}.json", {"name": self.name, "title": self.title, "setup": self.setup,

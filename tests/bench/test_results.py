@@ -35,3 +35,23 @@ def test_record_files_and_report(tmp_path):
     readme = (tmp_path / "README.md").read_text()
     assert "| Training step | TR step | ours/peer 0.75 | <= 0.9 | met |" in readme
     assert "| Training step | F1 | ours - peer -1.00 | abs <= 0.5 | **not met** |" in readme
+
+
+def test_the_report_says_when_each_benchmark_was_measured(tmp_path):
+    import datetime
+
+    from bench.report import when
+
+    today = datetime.date.today().isoformat()
+    rec = Record("mining", "Mining", {"threads": 2})
+    rec.add(Row("time", 1.0, 2.0))
+    rec.write(tmp_path)
+    assert json.loads((tmp_path / "mining.json").read_text())["setup"]["measured"] == today
+    assert f"measured = {today}" in (tmp_path / "mining.md").read_text()
+    same = {"a": {"setup": {"measured": "2026-11-22"}}, "b": {"setup": {"measured": "2026-11-22"}}}
+    assert when(same) == "Measured by `snakemake bench/all` on 2026-11-22"
+    # one benchmark rerun alone beside a record from before the field existed: each says its own day
+    mixed = {"encode": {"setup": {}}, "mining": {"setup": {"measured": "2026-11-27"}}}
+    assert when(mixed).endswith("(encode: day not recorded; mining: 2026-11-27)")
+    report_main(["--dir", str(tmp_path), "mining"])
+    assert f"Measured by `snakemake bench/all` on {today};" in (tmp_path / "README.md").read_text()
