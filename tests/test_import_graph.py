@@ -6,7 +6,8 @@ The layers, lowest first (a module belongs to the longest prefix listed):
 0. ``common.io``, ``common.languages``, ``common.registry``, ``common.records``, ``common.rss`` -- files, errors
    naming file and line; language codes and sets; name registries; typed JSON records and their schemas; a
    process's peak resident memory;
-1. ``common.config``, ``common.precision``, ``common.distributed`` -- configs and their rules, process groups;
+1. ``common.config``, ``common.precision``, ``common.distributed``, ``common.requirements`` -- configs and their
+   rules, process groups, the modules an experiment's jobs import;
 2. ``common.data`` -- reading, downloading and preparing corpora and evaluation sets;
 3. ``common.models``, ``common.losses`` -- encoders, tokenizers, embedders; objectives;
 4. ``common.training``, ``common.eval``, ``common.nmt``, ``common.runs`` -- what runs a model: training,
@@ -26,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = [("common.io", "common.languages", "common.registry", "common.records", "common.rss"),
-          ("common.config", "common.precision", "common.distributed"),
+          ("common.config", "common.precision", "common.distributed", "common.requirements"),
           ("common.data",),
           ("common.models", "common.losses"),
           ("common.training", "common.eval", "common.nmt", "common.runs"),

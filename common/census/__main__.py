@@ -208,19 +208,29 @@ def _hours(rows: list[dict[str, Any]]) -> dict[str, float]:
     return {k: sum(r["gpu_hours"][k] * r["seeds"] for r in rows if "gpu_hours" in r) for k in est.GPUS}
 
 
+def _percent_range(values: list[float]) -> str:
+    lo, hi = f"{min(values):.1f}", f"{max(values):.1f}"
+    return f"{lo} %" if lo == hi else f"{lo}-{hi} %"
+
+
 def measured_mfu(root: Path = Path("figures/gpu")) -> list[str]:
-    """Sentences on the MFU that the GPU acceptance measured (``figures/gpu/<device>/mfu.json``, written by
-    ``scripts/bench_mfu.py`` at DAP's paper shapes) against the census's assumed one."""
+    """Sentences on the MFU that the GPU acceptance measured (``figures/gpu/<device>/mfu*.json``, one file per run,
+    written by ``scripts/bench_mfu.py`` at DAP's paper shapes) against the census's assumed one: per device, the
+    range over its runs (one run is not a figure to plan on: two runs on an H100 gave TR 5.7 and 8.0 %)."""
     lines = []
-    for path in sorted(root.glob("*/mfu.json")):
-        m = read_json(path)
-        if "peak_flops" not in m or m.get("device") == "cpu":
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
+        runs = [(path, read_json(path)) for path in sorted(folder.glob("mfu*.json"))]
+        runs = [(path, m) for path, m in runs if "peak_flops" in m and m.get("device") != "cpu"]
+        if not runs:
             continue
-        figures = ", ".join(f"{k} {100 * v['mfu']:.1f} %" for k, v in m["variants"].items())
-        lines.append(f"Measured on an {m['device']} by the GPU acceptance (`{path}`): MFU {figures} at DAP's paper "
-                     f"shapes ({m['batch']} pairs per GPU, length {m['max_length']}, {m['precision']}), so the wall "
-                     "times of DAP's rows below are optimistic by the ratio of the assumed MFU to the measured one "
-                     "until the step is made faster.")
+        m = runs[0][1]
+        figures = ", ".join(f"{k} {_percent_range([100 * r['variants'][k]['mfu'] for _, r in runs])}"
+                            for k in m["variants"])
+        files = ", ".join(f"`{path}`" for path, _ in runs)
+        lines.append(f"Measured on an {m['device']} by the GPU acceptance ({files}; {len(runs)} "
+                     f"run{'s' if len(runs) > 1 else ''}): MFU {figures} at DAP's paper shapes ({m['batch']} pairs "
+                     f"per GPU, length {m['max_length']}, {m['precision']}), so the wall times of DAP's rows below are "
+                     "optimistic by the ratio of the assumed MFU to the measured one until the step is made faster.")
     return lines
 
 

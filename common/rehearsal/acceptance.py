@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from common import requirements
 from common.config import papers
 from common.io import atomic_write, write_json
 
@@ -163,6 +164,11 @@ def rehearsal_check(papers: list[str], workdir: Path, data_root: str, cores: int
     """``snakemake papers/<p>/all --config scale=rehearsal`` for ``papers`` in one workflow run; past ``timeout``
     seconds the workflow is stopped and the check fails with the jobs it had done."""
     t0 = time.time()
+    # a module the jobs import lazily (sacreMoses for NMT BLEU) would otherwise fail minutes into the run
+    missing = requirements.missing(["snakemake", *dict.fromkeys(m for p in papers for m in requirements.modules(p))])
+    if missing:
+        return Check(name, False, time.time() - t0, {"gpus": gpus, "not_started": "modules do not import"},
+                     "not started: these modules do not import\n" + "\n".join(missing))
     config = ["scale=rehearsal", f"data_root={data_root}"] + ([f"gpus={gpus}"] if gpus is not None else [])
     cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
            *[f"papers/{p}/all" for p in papers], "--cores", str(cores), "--keep-going", "--config", *config]
@@ -187,8 +193,9 @@ def rehearsal_check(papers: list[str], workdir: Path, data_root: str, cores: int
 def mfu_check(device: str, out: Path) -> Check:
     t0 = time.time()
     shrink = [] if device == "cuda" else ["--batch", "4", "--repeats", "2", "--warmup", "1"]
+    record = out / f"mfu-{time.strftime('%Y-%m-%d')}.json"  # one per run: the census states the range over runs
     proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "bench_mfu.py"), "--device", device,
-                           "--json", str(out / "mfu.json"), *shrink], capture_output=True, text=True, cwd=ROOT,
+                           "--json", str(record), *shrink], capture_output=True, text=True, cwd=ROOT,
                           timeout=1200)
     details = {"output": proc.stdout.strip().splitlines()[-4:]} if proc.returncode == 0 else {}
     return Check("MFU benchmark (scripts/bench_mfu.py)", proc.returncode == 0, time.time() - t0, details,

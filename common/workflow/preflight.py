@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from common import requirements
 from common.config import LEADERBOARD, PAPER_SCALES, load_config
 from common.data import download as dl
 from common.io import write_json
@@ -46,9 +47,6 @@ from common.workflow.launch import census_jobs
 
 log = logging.getLogger(__name__)
 MANUAL = "manual"  # the revision of a file no host serves (common/data/translation_paper.py)
-IMPORTS = ["torch", "transformers", "deepspeed", "sentencepiece", "google.protobuf", "sacrebleu", "scipy",
-           "matplotlib", "tensorboard", "common.eval", "common.data.corpus", "common.models.hub"]
-PAPER_IMPORTS = {"hictl": ["fairseq", "common.nmt.plugin"]}
 
 
 @dataclass
@@ -116,14 +114,8 @@ def downloads(experiment: str, scale: str, data_root: Path, base_url: str | None
 
 
 def imports(experiment: str) -> Finding:
-    modules = IMPORTS + PAPER_IMPORTS.get(experiment, []) + (
-        [f"papers.{experiment}.train", f"papers.{experiment}.report"] if experiment != LEADERBOARD else [])
-    missing = []
-    for name in modules:
-        try:
-            importlib.import_module(name)
-        except Exception as exc:  # noqa: BLE001 -- any failure to import is what this check reports
-            missing.append(f"{name}: {type(exc).__name__}: {exc}")
+    modules = requirements.modules(experiment, paper=experiment != LEADERBOARD)
+    missing = requirements.missing(modules)
     return Finding("imports", not missing, f"{len(modules) - len(missing)} of {len(modules)} modules import", missing)
 
 

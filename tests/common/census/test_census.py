@@ -159,3 +159,8 @@ def test_a_measured_mfu_is_stated_beside_the_assumed_one(tmp_path):
         (tmp_path / name / "mfu.json").write_text(json.dumps(record))
     [sentence] = measured_mfu(tmp_path)
     assert "H100 80GB HBM3" in sentence and "TR 5.7 %, DAP 7.8 %" in sentence and "128 pairs per GPU" in sentence
+    assert "1 run)" in sentence
+    second = {**gpu, "variants": {"TR": {"mfu": 0.0801}, "DAP": {"mfu": 0.0621}}}
+    (tmp_path / "h100" / "mfu-2.json").write_text(json.dumps(second))
+    [sentence] = measured_mfu(tmp_path)
+    assert "TR 5.7-8.0 %, DAP 6.2-7.8 %" in sentence and "2 runs)" in sentence

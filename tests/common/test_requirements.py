@@ -1,0 +1,15 @@
+"""common/requirements.py: the modules each experiment's jobs import, and the failures to import them."""
+from common import requirements
+
+
+def test_the_nmt_experiments_need_fairseq_and_sacremoses():
+    for experiment in ("hictl", "leaderboard"):
+        needed = requirements.modules(experiment, paper=experiment != "leaderboard")
+        assert {"fairseq", "common.nmt.plugin", "sacremoses"} <= set(needed)
+    assert "sacremoses" not in requirements.modules("dap")
+    assert requirements.modules("dap")[-2:] == ["papers.dap.train", "papers.dap.report"]
+
+
+def test_missing_names_each_module_that_fails_and_why():
+    found = requirements.missing(["json", "no_such_module_xling", "common.io"])
+    assert found == ["no_such_module_xling: ModuleNotFoundError: No module named 'no_such_module_xling'"]
