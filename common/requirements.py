@@ -16,8 +16,8 @@ from common.config import LEADERBOARD
 #: every experiment's jobs: training, evaluation, reports
 COMMON = ("torch", "transformers", "deepspeed", "sentencepiece", "google.protobuf", "sacrebleu", "scipy",
           "matplotlib", "tensorboard", "common.eval", "common.data.corpus", "common.models.hub")
-#: the fairseq NMT recipe (common/nmt): the plugin, and sacreMoses for BLEU on Moses tokens (common/nmt/bleu.py)
-NMT = ("fairseq", "common.nmt.plugin", "sacremoses")
+#: the fairseq NMT recipe (common/nmt): its user-dir plugin, sacreMoses for BLEU on Moses tokens (nmt/bleu.py)
+NMT = ("fairseq", "common.nmt.fairseq_plugin", "sacremoses")
 #: the experiments that run the NMT recipe
 BY_EXPERIMENT: dict[str, tuple[str, ...]] = {"hictl": NMT, LEADERBOARD: NMT}
 
