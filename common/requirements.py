@@ -22,10 +22,10 @@ NMT = ("fairseq", "common.nmt.fairseq_plugin", "sacremoses")
 BY_EXPERIMENT: dict[str, tuple[str, ...]] = {"hictl": NMT, LEADERBOARD: NMT}
 
 
-def modules(experiment: str, paper: bool = True) -> list[str]:
-    """The modules ``experiment``'s jobs import; ``paper`` adds its ``papers.<name>.train`` and ``.report``."""
-    return [*COMMON, *BY_EXPERIMENT.get(experiment, ()),
-            *([f"papers.{experiment}.train", f"papers.{experiment}.report"] if paper else [])]
+def modules(experiment: str) -> list[str]:
+    """The modules ``experiment``'s jobs import: a paper's also its ``papers.<name>.train`` and ``.report``."""
+    paper = [] if experiment == LEADERBOARD else [f"papers.{experiment}.train", f"papers.{experiment}.report"]
+    return [*COMMON, *BY_EXPERIMENT.get(experiment, ()), *paper]
 
 
 def missing(names: list[str]) -> list[str]:

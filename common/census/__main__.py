@@ -218,7 +218,7 @@ def measured_mfu(root: Path = Path("figures/gpu")) -> list[str]:
     written by ``scripts/bench_mfu.py`` at DAP's paper shapes) against the census's assumed one: per device, the
     range over its runs (one run is not a figure to plan on: two runs on an H100 gave TR 5.7 and 8.0 %)."""
     lines = []
-    for folder in sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []:
+    for folder in sorted({path.parent for path in root.glob("*/mfu*.json")}):
         runs = [(path, read_json(path)) for path in sorted(folder.glob("mfu*.json"))]
         runs = [(path, m) for path, m in runs if "peak_flops" in m and m.get("device") != "cpu"]
         if not runs:

@@ -114,7 +114,7 @@ def downloads(experiment: str, scale: str, data_root: Path, base_url: str | None
 
 
 def imports(experiment: str) -> Finding:
-    modules = requirements.modules(experiment, paper=experiment != LEADERBOARD)
+    modules = requirements.modules(experiment)
     missing = requirements.missing(modules)
     return Finding("imports", not missing, f"{len(modules) - len(missing)} of {len(modules)} modules import", missing)
 
