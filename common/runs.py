@@ -11,6 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+# Every paper's name for the run that trains nothing: its encoder as it starts (0 updates), saved as a model folder so
+# that it is evaluated like the others (the rows "scratch (no pre-training)", "VMSST at step 0", the initial MiniLM).
+INIT = "init"
+
+
+def saves_only(method: str) -> bool:
+    """Whether a run of ``method`` only saves its encoder: its job starts one process (one GPU where the training jobs
+    have GPUs; :func:`common.workflow.launch.save_shape`), and the census counts no step for it."""
+    return method == INIT
+
 
 @dataclass(frozen=True)
 class Run:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from common.config import load_config
+from common.runs import saves_only
 from tests.conftest import DATA_ROOT, ROOT
 
 PAPERS = ("dap", "moco", "vmsst", "hictl")
@@ -86,7 +87,8 @@ def test_two_ranks_zero_and_bf16_as_the_paper_config_says(rehearsal, paper):
     for path in runs:
         saved = json.loads(path.read_text())
         args = saved["training_arguments"]
-        assert saved["world_size"] == 2, path
+        # the encoder saved as it starts runs on one rank (common.workflow.launch.save_shape)
+        assert saved["world_size"] == (1 if saves_only(path.parent.parent.name) else 2), path
         assert args["precision"] == cfg["precision"] == "bf16"
         assert args["zero_stage"] == cfg.get("zero_stage", 0), path
 

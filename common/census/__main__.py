@@ -28,10 +28,10 @@ import yaml
 from common.census import corpus, evaluation
 from common.census import estimate as est
 from common.census.crosscheck import crosschecks, describe
-from common.census.probe import StepCount, TooLargeHere, count_steps, probe_corpus, recipe_of
+from common.census.probe import StepCount, TooLargeHere, count_parameters, count_steps, probe_corpus, recipe_of
 from common.config import ROOT, ConfigError, load_config, papers
 from common.io import atomic_write, read_json, write_json
-from common.runs import Run
+from common.runs import Run, saves_only
 
 log = logging.getLogger(__name__)
 PAPERS = papers("paper")  # every paper with a paper-scale config
@@ -68,12 +68,15 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict[str, A
         manifest = probe_corpus(paper, Path(tmp), data_root, cfg.get("census", {}).get("languages"))
         for (init, method), runs in groups.items():
             t0 = time.time()
-            row: dict[str, Any] = {"paper": paper, "job": f"{init}/{method}", "seeds": len(runs), "gpus": gpus,
-                                   "nodes": nodes}
+            one = saves_only(method)  # the encoder saved as it starts: one rank, no step (launch.save_shape)
+            row: dict[str, Any] = {"paper": paper, "job": f"{init}/{method}", "seeds": len(runs),
+                                   "gpus": min(1, gpus) if one else gpus, "nodes": 1 if one else nodes}
             if row["job"] in done:
                 rows.append({**done[row["job"]], "seeds": len(runs)})
                 continue
-            row.update(_probe(paper, cfg, runs[0], manifest, Path(tmp) / f"{init}.{method}", ranks, mfu))
+            work = Path(tmp) / f"{init}.{method}"
+            row.update(_saved(count_parameters(paper, cfg, runs[0], manifest, work), mfu) if one
+                       else _probe(paper, cfg, runs[0], manifest, work, ranks, mfu))
             log.info("%s %s: %.1f GiB per GPU, %.0f A100-hours (%.0f s)", paper, row["job"],
                      row.get("memory_per_gpu_gib", float("nan")), row.get("gpu_hours", {}).get("a100", float("nan")),
                      time.time() - t0)
@@ -88,6 +91,13 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict[str, A
         rows.append(corpus.job_row(paper, cfg, data_root))
         save(rows)
     return rows
+
+
+def _saved(c: StepCount, mfu: float) -> dict[str, Any]:
+    """The row of a job that only saves its encoder: one rank builds the model (and the trainer's states) and saves
+    it; no step, so no activations and no FLOPs."""
+    row = _states(c, 1)
+    return {**row, **est.needs(row["model_states_gib"]["total"] * est.GIB, 0, 0.0, 0, 1, mfu)}
 
 
 def _probe(paper: str, cfg: dict[str, Any], run: Run, manifest: dict[str, Any], workdir: Path, ranks: int,
@@ -174,7 +184,9 @@ def _states(c: StepCount, ranks: int) -> dict[str, Any]:
 
 
 def _micro(row: dict[str, Any]) -> str:
-    """'256', or '256 x 4' for four accumulated micro-batches per step."""
+    """'256', or '256 x 4' for four accumulated micro-batches per step; '-' for a job that takes no step."""
+    if row.get("steps") == 0:
+        return "-"
     accum = row.get("accumulation_steps", 1)
     return f"{row['micro_batch_per_gpu']:g}" + (f" x {accum}" if accum > 1 else "")
 

@@ -29,7 +29,7 @@ import importlib
 import json
 import logging
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -204,28 +204,13 @@ def count_steps(paper: str, cfg: dict[str, Any], run: Run, rows: tuple[int, ...]
                 workdir: Path) -> list[StepCount]:
     """Count one training step of ``run`` (a :class:`common.runs.Run`) as its paper-scale job would take it, at each
     batch size of ``rows``: the stand-ins and the model are built once, a step counted per batch size."""
-    from common.training.cli import RunArguments
     from common.training.grad_cache import enable_grad_cache
     from common.training.trainer import enable_activation_checkpointing
 
-    recipe = recipe_of(paper)
-    args = RunArguments(scale="paper", method=run.method, init=run.init, seed=run.seed, corpus="-",
-                        tokenizer="-", output_dir=str(workdir / "run"), experiment=paper)
-    with stand_in_models(workdir / "hub"):  # a recipe may read its pretrained model's config (VMSST's depth)
-        examples = recipe.examples(cfg, args, corpus_manifest)
-    if len(examples) < max(rows):
-        raise ValueError(f"{len(examples)} probe examples for {run.key}; {max(rows)} needed")
+    recipe, args, examples = _prepare(paper, cfg, run, corpus_manifest, workdir, max(rows))
     t = cfg["training"]
     length = int(t["max_length"])
-    words = sorted({w for ex in examples[:2000] for s in (ex if isinstance(ex, tuple) else (ex,))
-                    if isinstance(s, str) for w in s.split()})
-    args.tokenizer = str(stand_in_tokenizers(cfg, run.init, words, workdir / "tokenizer"))
-    try:  # first the shapes only, on the meta device: does a counted step fit this machine?
-        with stand_in_models(workdir / "hub"), torch.device("meta"):
-            meta = recipe.build(cfg, args, corpus_manifest, examples)
-        shapes = _parameters(meta.model, {**t, **meta.training_overrides}, max(rows))
-    except Exception:  # noqa: BLE001 - a recipe that cannot build on the meta device is built for real
-        shapes = None
+    shapes = _meta_parameters(recipe, cfg, args, corpus_manifest, examples, workdir, max(rows))
     if shapes is not None:
         need, have = 8 * shapes.params / 1e9 * 1.3, available_gb()  # weights and gradients, and some room
         if need > have:
@@ -251,6 +236,49 @@ def count_steps(paper: str, cfg: dict[str, Any], run: Run, rows: tuple[int, ...]
         counts.append(_parameters(model, training, n))
         counts[-1].flops, counts[-1].activation_bytes = float(counter.get_total_flops()), int(saved)
     return counts
+
+
+def count_parameters(paper: str, cfg: dict[str, Any], run: Run, corpus_manifest: dict[str, Any],
+                     workdir: Path) -> StepCount:
+    """The parameter counts of ``run``'s model (no step: for a run that only saves its encoder), built on the meta
+    device, or for real where the recipe cannot build there."""
+    recipe, args, examples = _prepare(paper, cfg, run, corpus_manifest, workdir, 1)
+    shapes = _meta_parameters(recipe, cfg, args, corpus_manifest, examples, workdir, 0)
+    if shapes is None:
+        with stand_in_models(workdir / "hub"):
+            built = recipe.build(cfg, args, corpus_manifest, examples)
+        shapes = _parameters(built.model, {**cfg["training"], **built.training_overrides}, 0)
+    return shapes
+
+
+def _prepare(paper: str, cfg: dict[str, Any], run: Run, corpus_manifest: dict[str, Any], workdir: Path,
+             rows: int) -> tuple[Recipe, Any, Sequence[Any]]:
+    """The recipe, its run arguments (with a stand-in tokenizer) and its examples, of at least ``rows``."""
+    from common.training.cli import RunArguments
+
+    recipe = recipe_of(paper)
+    args = RunArguments(scale="paper", method=run.method, init=run.init, seed=run.seed, corpus="-",
+                        tokenizer="-", output_dir=str(workdir / "run"), experiment=paper)
+    with stand_in_models(workdir / "hub"):  # a recipe may read its pretrained model's config (VMSST's depth)
+        examples = recipe.examples(cfg, args, corpus_manifest)
+    if len(examples) < rows:
+        raise ValueError(f"{len(examples)} probe examples for {run.key}; {rows} needed")
+    words = sorted({w for ex in examples[:2000] for s in (ex if isinstance(ex, tuple) else (ex,))
+                    if isinstance(s, str) for w in s.split()})
+    args.tokenizer = str(stand_in_tokenizers(cfg, run.init, words, workdir / "tokenizer"))
+    return recipe, args, examples
+
+
+def _meta_parameters(recipe: Recipe, cfg: dict[str, Any], args: Any, corpus_manifest: dict[str, Any],
+                     examples: Sequence[Any], workdir: Path, rows: int) -> StepCount | None:
+    """The parameter counts from a build on the meta device (no memory), or None where the recipe cannot build
+    there."""
+    try:
+        with stand_in_models(workdir / "hub"), torch.device("meta"):
+            meta = recipe.build(cfg, args, corpus_manifest, examples)
+        return _parameters(meta.model, {**cfg["training"], **meta.training_overrides}, rows)
+    except Exception:  # noqa: BLE001 - a recipe that cannot build on the meta device is built for real
+        return None
 
 
 def _parameters(model: torch.nn.Module, training: dict[str, Any], rows: int) -> StepCount:

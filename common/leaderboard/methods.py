@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from common.eval.tasks import get_task
-from common.runs import Run, RunRegistry
+from common.runs import INIT, Run, RunRegistry
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class Method:
 
 
 METHODS: dict[str, Method] = {m.name: m for m in (
-    Method("init", "dap", "init", "initial encoder (no training)", "the encoder every method starts from",
+    Method(INIT, "dap", INIT, "initial encoder (no training)", "the encoder every method starts from",
            trained=False),
     Method("tr", "dap", "tr", "TR (in-batch translation ranking)", "DAP eq. 5 (Feng et al. 2022)"),
     Method("tr_tlm", "dap", "tr_tlm", "TR+TLM", "DAP section 4 baseline (LaBSE-style)"),

@@ -49,11 +49,23 @@ def shape(training: dict[str, Any], launcher: str | None = None) -> JobShape:
     """The job shape of ``training``; ``launcher`` (the workflow config's) overrides ``training.launcher``."""
     training = training if launcher is None else {**training, "launcher": launcher}
     gpus, nodes = int(training.get("gpus", 0)), int(training.get("nodes", 1))
-    threads, how = int(training.get("threads", 1)), training.get("launcher", "auto")
+    how = training.get("launcher", "auto")
     if how not in LAUNCHERS:
         raise ValueError(f"training.launcher: {how!r} is not one of {LAUNCHERS}")
+    return _shape(gpus, nodes, int(training.get("threads", 1)), nodes > 1 or (how == "srun" and gpus > 1))
+
+
+def save_shape(training: dict[str, Any], launcher: str | None = None) -> JobShape:
+    """The shape of a run that only saves its encoder (0 updates, :func:`common.runs.saves_only`): one rank, with
+    one GPU where the training jobs have GPUs, in the same form as :func:`shape` (an ``srun`` job step of one task
+    where the training jobs start theirs with ``srun``), so both have the same Snakemake resources."""
+    main = shape(training, launcher)
+    return _shape(min(1, int(training.get("gpus", 0))), 1, int(training.get("threads", 1)), "srun" in main.command)
+
+
+def _shape(gpus: int, nodes: int, threads: int, srun: bool) -> JobShape:
     ranks = max(1, gpus)
-    if nodes > 1 or (how == "srun" and ranks > 1):
+    if srun:
         gres = {"gres": f"gpu:{gpus}", "tasks_per_gpu": 1} if gpus else {}
         command = (f"env -u SLURM_NTASKS_PER_GPU srun --nodes {nodes} --ntasks-per-node {ranks} "
                    f"--cpus-per-task {threads} --kill-on-bad-exit=1 " + (f"--gres gpu:{gpus} " if gpus else "")

@@ -20,8 +20,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from common.runs import INIT
+
 MAIN = ("tr", "tr_tlm", "dap")
-INIT = "init"
 LABEL = {"tr": "TR", "tr_tlm": "TR+TLM", "dap": "DAP", INIT: "no pre-training"}
 _OBJECTIVES = {"tr": ("tr",), "tr_tlm": ("tr", "tlm"), "dap": ("tr", "rtl")}
 _ABLATION = re.compile(r"^dap_(dir-(?P<dir>xx2en|en2xx|both)|rho-(?P<rho>[0-9.]+)|k-(?P<k>[0-9]+))$")

@@ -10,8 +10,10 @@
 """
 from __future__ import annotations
 
+from common.runs import INIT
+
 VARIANTS = {
-    "init": {"sentence": False, "word": False, "hard_negatives": False, "parallel": True, "train": False},
+    INIT: {"sentence": False, "word": False, "hard_negatives": False, "parallel": True, "train": False},
     "lm_only": {"sentence": False, "word": False, "hard_negatives": False, "parallel": True, "train": True},
     "hictl": {"sentence": True, "word": True, "hard_negatives": False, "parallel": True, "train": True},
     "hictl_hns": {"sentence": True, "word": True, "hard_negatives": True, "parallel": True, "train": True},

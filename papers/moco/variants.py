@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from common.runs import INIT
+
 MAIN = ("moco", "inbatch", "moco_nli")
 _ANALYSIS = re.compile(r"^q(?P<q>\d+)(_b(?P<b>\d+))?(_t(?P<t>[0-9.]+))?(?P<shared>_shared)?"
                        r"(_pool-(?P<pool>mean|max|cls))?$")
@@ -27,7 +29,7 @@ def resolve(name: str, cfg: dict) -> dict:
     s = {"queue_size": m["queue_size"], "temperature": m["temperature"], "momentum_mode": "ema",
          "pooling": cfg["pooling"], "global_batch_size": t["global_batch_size"], "negatives": "queue", "nli": False,
          "max_steps": t["max_steps"]}
-    if name == "init":
+    if name == INIT:
         return {**s, "max_steps": 0}
     if name == "moco":
         return s

@@ -22,9 +22,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from common.runs import INIT
 from papers.vmsst.model import OBJECTIVES, Settings
 
-INIT = "init"
 ABLATIONS = ("vmsst_fact", "vmsst_4enc", "vmsst_dec-half", "vmsst_dec-1", "vmsst_nokl", "vmsst_1enc",
              "vmsst_no-enc-le", "vmsst_no-dec-le")
 _BATCH = re.compile(r"^(?P<obj>vmsst|contrastive)_b(?P<f>[0-9]+(?:\.[0-9]+)?)$")

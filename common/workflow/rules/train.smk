@@ -36,16 +36,17 @@ rule train:
         method=lambda wc: TRAINS(wc.method)[1],
         tokenizer=lambda wc: tokenizers.folder(P.paper_results, wc.init, CFG["encoders"][wc.init]),
         run_dir=lambda wc: P.run_dir(wc.init, wc.method, wc.seed),
-        launcher=TRAIN_SHAPE.command,
-        rank_threads=TRAIN_SHAPE.rank_threads,
+        launcher=lambda wc: train_shape(wc).command,
+        rank_threads=lambda wc: train_shape(wc).rank_threads,
         rehearse=rehearsed_time_limit,
         snapshots=snapshot_steps,
-    threads: TRAIN_SHAPE.threads
+    threads: lambda wc: train_shape(wc).threads
     # the rehearsal's time limit ends one run's first attempt with EXIT_RESUME; the retry resumes. Otherwise the
     # command line's --retries (profiles/slurm: 2) applies
     retries: 1 if TRAIN.get("rehearse_time_limit") else 0
     resources:
-        **TRAIN_SHAPE.resources,
+        # the same resource names for every job (launch.save_shape); their values by job
+        **{name: (lambda wc, name=name: train_shape(wc).resources[name]) for name in TRAIN_SHAPE.resources},
         **train_resources(CFG, EXPERIMENT),  # at paper scale: the census's figures (figures/census/paper.json)
     log:
         P.log("train/{init}/{method}/seed{seed}"),

@@ -53,6 +53,16 @@ def test_a_dap_step_counted_through_its_recipe(tmp_path, monkeypatch):
     assert counts[1].flops == pytest.approx(2 * counts[0].flops, rel=0.05)
     assert counts[1].activation_bytes > counts[0].activation_bytes > 0
     assert counts[0].training["global_batch_size"] == 1024  # the paper's
+    # the encoder saved as it starts: its parameters, and one rank's model states, no step
+    from common.census.__main__ import _saved
+
+    saved = probe.count_parameters("dap", cfg, Run("init", "mbert", 1), manifest, tmp_path / "init")
+    assert saved.params == expected and saved.flops == saved.activation_bytes == 0
+    row = _saved(saved, mfu=0.3)
+    states = row["model_states_gib"]  # ZeRO 1 at one rank: fp32 weights, gradients, AdamW's 2 moments, buffers
+    assert states["total"] == pytest.approx((4 + 4 + 8) * expected / 2**30 + states["zero_buffers"])
+    assert row["activations_gib"] == row["flops_run"] == row["steps"] == 0
+    assert row["memory_per_gpu_gib"] == pytest.approx(states["total"])
 
 
 def test_paper_train_rules_and_preflight_read_the_census(tmp_path):
@@ -84,6 +94,7 @@ def test_the_committed_census_covers_every_paper_scale_job():
 
     from common.config import load_config
     from common.nmt import plan as nmt_plan
+    from common.runs import saves_only
     from common.workflow.launch import CENSUS
 
     rows = json.loads(CENSUS.read_text())["jobs"]
@@ -99,6 +110,10 @@ def test_the_committed_census_covers_every_paper_scale_job():
         assert jobs == counted, (paper, sorted(jobs - counted))
         corpus = next(r for r in rows if r["paper"] == paper and r["job"] == "corpus")
         assert corpus["mem_mb"] <= corpus["configured_mem_mb"], paper  # the held sample fits what it asked before
+        training = [r for r in rows if r["paper"] == paper and r["job"].split("/")[0] in cfg["encoders"]]
+        for r in training:  # the job that saves its encoder as it starts: one GPU and no step; every other, its GPUs
+            one = saves_only(r["job"].split("/")[1])
+            assert (r["gpus"], r["steps"] == 0) == ((1, True) if one else (cfg["training"]["gpus"], False)), r["job"]
         for r in (r for r in rows if r.get("kind") != "corpus"):  # a step too large for the machine that counted
             # it: its parameters are still counted
             assert "memory_per_gpu_gib" in r or (r["params"] > 0 and r["not_counted"].startswith("activations"))

@@ -3,7 +3,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from common.workflow.launch import shape
+from common.workflow.launch import save_shape, shape
 
 
 def test_one_process():
@@ -33,6 +33,22 @@ def test_many_nodes_and_srun_on_one():
     assert shape({"gpus": 1, "launcher": "srun"}).command == "python"  # one rank: nothing to fan out
     with pytest.raises(ValueError, match="launcher"):
         shape({"launcher": "mpirun"})
+
+
+def test_a_run_that_only_saves_its_encoder_takes_one_rank_in_the_same_form():
+    """Paper-scale ``init`` jobs asked for a training job's 8 GPUs to save the encoder as it starts. One rank now,
+    with the same resource names as the training jobs (one Snakemake rule holds both)."""
+    one = save_shape({"gpus": 8, "threads": 6})
+    assert one.command == "python" and (one.threads, one.rank_threads) == (6, 6)
+    assert one.resources == {"gpu": 1, "nodes": 1, "cpus_per_task": 6}
+    srun = save_shape({"gpus": 4, "nodes": 2, "threads": 8})
+    assert srun.command.endswith(" srun --nodes 1 --ntasks-per-node 1 --cpus-per-task 8 --kill-on-bad-exit=1 "
+                                 "--gres gpu:1 python")
+    assert srun.resources == {"nodes": 1, "tasks": 1, "gres": "gpu:1", "tasks_per_gpu": 1, "cpus_per_task": 8,
+                              "mpi": "srun"}
+    for training in ({"gpus": 8, "threads": 6}, {"gpus": 4, "nodes": 2, "threads": 8}, {"gpus": 0}, {"gpus": 2}):
+        assert save_shape(training).resources.keys() == shape(training).resources.keys()
+    assert save_shape({"gpus": 0, "threads": 2}) == shape({"gpus": 0, "threads": 2})  # CPU scales: unchanged
 
 
 class _Resources(dict):
