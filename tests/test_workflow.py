@@ -248,6 +248,7 @@ def assert_slurm_shape(printed: str, rule: str, gpus: int, cpus: int) -> None:
         if b in saves:
             assert f"gpu=1, nodes=1, cpus_per_task={cpus // gpus}, runtime=" in b, b
             assert "OMP_NUM_THREADS=8 python -m papers." in b and "common.distributed.launch" not in b, b
+            assert int(re.search(r"runtime=(\d+)", b).group(1)) >= 30, b  # the census's minutes, not divided by 8
             continue
         assert f"gpu={gpus}, nodes=1, cpus_per_task={cpus}, runtime=" in b, b
         assert f"python -m common.distributed.launch --nproc {gpus} -m papers." in b, b

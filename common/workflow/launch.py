@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from common.io import read_json
+from common.runs import saves_only
 
 LAUNCHERS = ("auto", "srun")
 
@@ -126,7 +127,9 @@ def train_resources(cfg: dict[str, Any], experiment: str, census: Path = CENSUS,
             if row is None or key not in row:  # not in the census, or its step not counted (too large here)
                 return base.get(fallback)
             counted = max(1, row["gpus"]) * row["nodes"]
-            return math.ceil(row[key] * (ranks / counted if per_rank else counted / ranks))
+            # a run that only saves its encoder runs on one rank whatever the config's GPUs (save_shape)
+            runs_on = 1 if stage == "train" and saves_only(getattr(wildcards, "method", "")) else ranks
+            return math.ceil(row[key] * (runs_on / counted if per_rank else counted / runs_on))
         return value
 
     return {**base, "mem_mb": pick("mem_mb", "mem_mb", True), "runtime": pick("runtime_minutes", "runtime", False)}

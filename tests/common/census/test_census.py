@@ -82,6 +82,12 @@ def test_paper_train_rules_and_preflight_read_the_census(tmp_path):
     half = launch.train_resources({**cfg, "training": {"gpus": 4}}, "dap", path)  # the gpus override
     assert (half["mem_mb"](wc), half["runtime"](wc)) == (50000, 1200)
     assert launch.train_resources({**cfg, "scale": "rehearsal"}, "dap", path) == cfg["resources"]["train"]
+    # a run that only saves its encoder: counted on one rank, run on one rank (not rescaled to the config's 8)
+    saved = {**row, "job": "xlmr/init", "gpus": 1, "mem_mb": 9000, "runtime_minutes": 30}
+    (tmp_path / "init.json").write_text(json.dumps({"jobs": [saved]}))
+    res = launch.train_resources(cfg, "dap", tmp_path / "init.json")
+    init = SimpleNamespace(init="xlmr", method="init")
+    assert (res["mem_mb"](init), res["runtime"](init)) == (9000, 30)
     fit = preflight.census_fit(launch.census_jobs("dap", path), "h100")
     assert not fit.ok and fit.missing == ["xlmr/tr: 90.0 GiB per GPU > 80 GiB (H100 SXM 80GB)"]
     assert not preflight.census_fit({}, None).ok
