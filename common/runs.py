@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 # Every paper's name for the run that trains nothing: its encoder as it starts (0 updates), saved as a model folder so
 # that it is evaluated like the others (the rows "scratch (no pre-training)", "VMSST at step 0", the initial MiniLM).
@@ -17,9 +18,18 @@ INIT = "init"
 
 
 def saves_only(method: str) -> bool:
-    """Whether a run of ``method`` only saves its encoder: its job starts one process (one GPU where the training jobs
-    have GPUs; :func:`common.workflow.launch.save_shape`), and the census counts no step for it."""
+    """Whether a run of ``method`` only saves its encoder: its job takes one rank (:func:`placement`), and the census
+    counts no step for it."""
     return method == INIT
+
+
+def placement(training: dict[str, Any], method: str = "") -> tuple[int, int]:
+    """(GPUs per node, nodes) of the job of a run of ``method`` under a config's ``training`` section: the config's,
+    or one rank (one GPU where the training jobs have GPUs) for a run that only saves its encoder. The job shapes
+    (:func:`common.workflow.launch.shape`), the census's rows and the Slurm figures read from the census all take a
+    job's ranks from here."""
+    gpus, nodes = int(training.get("gpus", 0)), int(training.get("nodes", 1))
+    return (min(1, gpus), 1) if saves_only(method) else (gpus, nodes)
 
 
 @dataclass(frozen=True)

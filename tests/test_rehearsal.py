@@ -87,7 +87,7 @@ def test_two_ranks_zero_and_bf16_as_the_paper_config_says(rehearsal, paper):
     for path in runs:
         saved = json.loads(path.read_text())
         args = saved["training_arguments"]
-        # the encoder saved as it starts runs on one rank (common.workflow.launch.save_shape)
+        # the encoder saved as it starts runs on one rank (common.runs.placement)
         assert saved["world_size"] == (1 if saves_only(path.parent.parent.name) else 2), path
         assert args["precision"] == cfg["precision"] == "bf16"
         assert args["zero_stage"] == cfg.get("zero_stage", 0), path

@@ -5,7 +5,8 @@
 
 For each training job of a paper's run registry at paper scale (runs that differ only by seed are one row, their
 count in ``seeds``): the step counted by :mod:`common.census.probe` at two batch sizes, scaled to the job's per-GPU
-micro batch and steps by :mod:`common.census.estimate`; memory per GPU against the GPU's memory (``fits``), wall time
+micro batch and steps by :mod:`common.census.estimate` (a run that only saves its encoder: its parameters on its one
+rank, no step; :func:`common.runs.placement`); memory per GPU against the GPU's memory (``fits``), wall time
 and GPU-hours on A100 and H100 at the stated MFU, and the paper's reported compute beside the sum. The JSON is what
 the workflow reads for the paper-scale train and evaluation rules' ``runtime``, ``mem_mb`` and GPU count
 (:func:`common.workflow.launch.train_resources`), so the Slurm profile and the census cannot disagree. HICTL's
@@ -31,7 +32,7 @@ from common.census.crosscheck import crosschecks, describe
 from common.census.probe import StepCount, TooLargeHere, count_parameters, count_steps, probe_corpus, recipe_of
 from common.config import ROOT, ConfigError, load_config, papers
 from common.io import atomic_write, read_json, write_json
-from common.runs import Run, saves_only
+from common.runs import Run, placement, saves_only
 
 log = logging.getLogger(__name__)
 PAPERS = papers("paper")  # every paper with a paper-scale config
@@ -60,23 +61,24 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict[str, A
     groups: dict[tuple[str, str], list[Run]] = {}
     for run in registry:
         groups.setdefault((run.init, run.method), []).append(run)
-    t = cfg["training"]
-    gpus, nodes = int(t.get("gpus", 1)), int(t.get("nodes", 1))
-    ranks = max(1, gpus) * nodes
+    t = {"gpus": 1, **cfg["training"]}  # a config without ``gpus`` is counted on one GPU
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="census-") as tmp:
         manifest = probe_corpus(paper, Path(tmp), data_root, cfg.get("census", {}).get("languages"))
         for (init, method), runs in groups.items():
             t0 = time.time()
-            one = saves_only(method)  # the encoder saved as it starts: one rank, no step (launch.save_shape)
-            row: dict[str, Any] = {"paper": paper, "job": f"{init}/{method}", "seeds": len(runs),
-                                   "gpus": min(1, gpus) if one else gpus, "nodes": 1 if one else nodes}
+            job_gpus, job_nodes = placement(t, method)  # one rank for a save-only run
+            job_ranks = max(1, job_gpus) * job_nodes
+            row: dict[str, Any] = {"paper": paper, "job": f"{init}/{method}", "seeds": len(runs), "gpus": job_gpus,
+                                   "nodes": job_nodes}
             if row["job"] in done:
                 rows.append({**done[row["job"]], "seeds": len(runs)})
                 continue
             work = Path(tmp) / f"{init}.{method}"
-            row.update(_saved(count_parameters(paper, cfg, runs[0], manifest, work), mfu) if one
-                       else _probe(paper, cfg, runs[0], manifest, work, ranks, mfu))
+            if saves_only(method):
+                row.update(_saved(count_parameters(paper, cfg, runs[0], manifest, work), job_ranks, mfu))
+            else:
+                row.update(_probe(paper, cfg, runs[0], manifest, work, job_ranks, mfu))
             log.info("%s %s: %.1f GiB per GPU, %.0f A100-hours (%.0f s)", paper, row["job"],
                      row.get("memory_per_gpu_gib", float("nan")), row.get("gpu_hours", {}).get("a100", float("nan")),
                      time.time() - t0)
@@ -93,11 +95,11 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict[str, A
     return rows
 
 
-def _saved(c: StepCount, mfu: float) -> dict[str, Any]:
-    """The row of a job that only saves its encoder: one rank builds the model (and the trainer's states) and saves
-    it; no step, so no activations and no FLOPs."""
-    row = _states(c, 1)
-    return {**row, **est.needs(row["model_states_gib"]["total"] * est.GIB, 0, 0.0, 0, 1, mfu)}
+def _saved(c: StepCount, ranks: int, mfu: float) -> dict[str, Any]:
+    """The row of a job that only saves its encoder: its ranks (one: :func:`common.runs.placement`) build
+    the model (and the trainer's states) and save it; no step, so no activations and no FLOPs."""
+    row = _states(c, ranks)
+    return {**row, **est.needs(row["model_states_gib"]["total"] * est.GIB, 0, 0.0, 0, ranks, mfu)}
 
 
 def _probe(paper: str, cfg: dict[str, Any], run: Run, manifest: dict[str, Any], workdir: Path, ranks: int,

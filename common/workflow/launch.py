@@ -4,6 +4,7 @@
 * ``gpus`` <= 1, one node: ``python`` (one process; CPU or one GPU);
 * ``gpus`` > 1, one node: ``python -m common.distributed.launch --nproc <gpus>`` (one rank per GPU; it forwards
   SIGTERM / SIGUSR1 to the ranks and stops them all when one fails);
+* a run that only saves its encoder (``common.runs.placement``): one rank, in the form the training jobs take;
 * ``nodes`` > 1, or ``launcher: srun`` (and more than one rank): ``srun`` with one task per GPU on every node,
   each a rank that reads its rank, world size and master from the SLURM_* variables
   (``common.distributed.env.ensure_process_group_env``). The srun flags are explicit: the Slurm executor's job
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from common.io import read_json
-from common.runs import saves_only
+from common.runs import placement
 
 LAUNCHERS = ("auto", "srun")
 
@@ -46,25 +47,18 @@ class JobShape:
     resources: dict[str, Any]
 
 
-def shape(training: dict[str, Any], launcher: str | None = None) -> JobShape:
-    """The job shape of ``training``; ``launcher`` (the workflow config's) overrides ``training.launcher``."""
+def shape(training: dict[str, Any], launcher: str | None = None, method: str = "") -> JobShape:
+    """The job shape of a run of ``method`` under ``training``; ``launcher`` (the workflow config's) overrides
+    ``training.launcher``. A run that only saves its encoder keeps the training jobs' form (an ``srun`` job step of
+    one task where they start theirs with ``srun``), so every job of the train rule has the same resource names."""
     training = training if launcher is None else {**training, "launcher": launcher}
-    gpus, nodes = int(training.get("gpus", 0)), int(training.get("nodes", 1))
     how = training.get("launcher", "auto")
     if how not in LAUNCHERS:
         raise ValueError(f"training.launcher: {how!r} is not one of {LAUNCHERS}")
-    return _shape(gpus, nodes, int(training.get("threads", 1)), nodes > 1 or (how == "srun" and gpus > 1))
-
-
-def save_shape(training: dict[str, Any], launcher: str | None = None) -> JobShape:
-    """The shape of a run that only saves its encoder (0 updates, :func:`common.runs.saves_only`): one rank, with
-    one GPU where the training jobs have GPUs, in the same form as :func:`shape` (an ``srun`` job step of one task
-    where the training jobs start theirs with ``srun``), so both have the same Snakemake resources."""
-    main = shape(training, launcher)
-    return _shape(min(1, int(training.get("gpus", 0))), 1, int(training.get("threads", 1)), "srun" in main.command)
-
-
-def _shape(gpus: int, nodes: int, threads: int, srun: bool) -> JobShape:
+    main_gpus, main_nodes = placement(training)
+    srun = main_nodes > 1 or (how == "srun" and main_gpus > 1)
+    gpus, nodes = placement(training, method)
+    threads = int(training.get("threads", 1))
     ranks = max(1, gpus)
     if srun:
         gres = {"gres": f"gpu:{gpus}", "tasks_per_gpu": 1} if gpus else {}
@@ -116,8 +110,13 @@ def train_resources(cfg: dict[str, Any], experiment: str, census: Path = CENSUS,
     if not jobs:
         return base
 
-    if ranks is None:
-        ranks = max(1, int(cfg["training"].get("gpus", 1))) * int(cfg["training"].get("nodes", 1))
+
+    def ranks_of(wildcards: Any) -> int:
+        """The ranks the job runs on: the caller's, or a training run's own (:func:`placement`)."""
+        if ranks is not None:
+            return ranks
+        gpus, nodes = placement(cfg["training"], getattr(wildcards, "method", ""))
+        return max(1, gpus) * nodes
 
     def pick(key: str, fallback: str, per_rank: bool) -> Callable[[Any], Any]:
         """The census's figure, rescaled when the job runs on other ranks than counted (the ``gpus`` override):
@@ -126,9 +125,7 @@ def train_resources(cfg: dict[str, Any], experiment: str, census: Path = CENSUS,
             row = jobs.get(job(wildcards))
             if row is None or key not in row:  # not in the census, or its step not counted (too large here)
                 return base.get(fallback)
-            counted = max(1, row["gpus"]) * row["nodes"]
-            # a run that only saves its encoder runs on one rank whatever the config's GPUs (save_shape)
-            runs_on = 1 if stage == "train" and saves_only(getattr(wildcards, "method", "")) else ranks
+            counted, runs_on = max(1, row["gpus"]) * row["nodes"], ranks_of(wildcards)
             return math.ceil(row[key] * (runs_on / counted if per_rank else counted / runs_on))
         return value
 

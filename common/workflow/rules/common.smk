@@ -1,7 +1,7 @@
 # Included first by every experiment's Snakefile, after it has set EXPERIMENT, SCALE, CFG and REG.
 from common.models import tokenizer_sides as tokenizers
-from common.runs import saves_only
-from common.workflow.launch import job_resources, save_shape, shape as job_shape, train_resources
+from common.runs import INIT, saves_only
+from common.workflow.launch import job_resources, shape as job_shape, train_resources
 from common.models import hub
 from common.workflow.paths import Paths, download_args, download_inputs, model_done
 
@@ -12,13 +12,13 @@ if config.get("gpus") is not None:  # the workflow config's override: ranks per 
         CFG["nmt"]["recipe"]["gpus"] = config["gpus"]
 TRAIN = CFG["training"]
 TRAIN_SHAPE = job_shape(TRAIN, config.get("launcher"))  # launcher, threads and Slurm resources of a training job
-SAVE_SHAPE = save_shape(TRAIN, config.get("launcher"))  # ... and of a run that only saves its encoder (method init)
+SAVE_SHAPE = job_shape(TRAIN, config.get("launcher"), INIT)  # ... and of a run that only saves its encoder
 
 
 def train_shape(wc):
-    """The job shape of a training run: one rank for a run that only saves its encoder (common.runs.saves_only),
-    the config's GPUs and ranks for every other."""
-    return SAVE_SHAPE if saves_only(wc.method) else TRAIN_SHAPE
+    """The job shape of a training run: one rank for a run whose variant only saves its encoder
+    (common.runs.saves_only; TRAINS maps a leaderboard method to its paper's variant), the config's for every other."""
+    return SAVE_SHAPE if saves_only(TRAINS(wc.method)[1]) else TRAIN_SHAPE
 
 
 wildcard_constraints:

@@ -45,7 +45,7 @@ rule train:
     # command line's --retries (profiles/slurm: 2) applies
     retries: 1 if TRAIN.get("rehearse_time_limit") else 0
     resources:
-        # the same resource names for every job (launch.save_shape); their values by job
+        # the same resource names for every job (launch.shape); their values by job
         **{name: (lambda wc, name=name: train_shape(wc).resources[name]) for name in TRAIN_SHAPE.resources},
         **train_resources(CFG, EXPERIMENT),  # at paper scale: the census's figures (figures/census/paper.json)
     log:

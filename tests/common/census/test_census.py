@@ -58,7 +58,7 @@ def test_a_dap_step_counted_through_its_recipe(tmp_path, monkeypatch):
 
     saved = probe.count_parameters("dap", cfg, Run("init", "mbert", 1), manifest, tmp_path / "init")
     assert saved.params == expected and saved.flops == saved.activation_bytes == 0
-    row = _saved(saved, mfu=0.3)
+    row = _saved(saved, ranks=1, mfu=0.3)
     states = row["model_states_gib"]  # ZeRO 1 at one rank: fp32 weights, gradients, AdamW's 2 moments, buffers
     assert states["total"] == pytest.approx((4 + 4 + 8) * expected / 2**30 + states["zero_buffers"])
     assert row["activations_gib"] == row["flops_run"] == row["steps"] == 0

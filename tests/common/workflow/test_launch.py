@@ -3,7 +3,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from common.workflow.launch import save_shape, shape
+from common.runs import INIT
+from common.workflow.launch import shape
 
 
 def test_one_process():
@@ -38,17 +39,17 @@ def test_many_nodes_and_srun_on_one():
 def test_a_run_that_only_saves_its_encoder_takes_one_rank_in_the_same_form():
     """Paper-scale ``init`` jobs asked for a training job's 8 GPUs to save the encoder as it starts. One rank now,
     with the same resource names as the training jobs (one Snakemake rule holds both)."""
-    one = save_shape({"gpus": 8, "threads": 6})
+    one = shape({"gpus": 8, "threads": 6}, method=INIT)
     assert one.command == "python" and (one.threads, one.rank_threads) == (6, 6)
     assert one.resources == {"gpu": 1, "nodes": 1, "cpus_per_task": 6}
-    srun = save_shape({"gpus": 4, "nodes": 2, "threads": 8})
+    srun = shape({"gpus": 4, "nodes": 2, "threads": 8}, method=INIT)
     assert srun.command.endswith(" srun --nodes 1 --ntasks-per-node 1 --cpus-per-task 8 --kill-on-bad-exit=1 "
                                  "--gres gpu:1 python")
     assert srun.resources == {"nodes": 1, "tasks": 1, "gres": "gpu:1", "tasks_per_gpu": 1, "cpus_per_task": 8,
                               "mpi": "srun"}
     for training in ({"gpus": 8, "threads": 6}, {"gpus": 4, "nodes": 2, "threads": 8}, {"gpus": 0}, {"gpus": 2}):
-        assert save_shape(training).resources.keys() == shape(training).resources.keys()
-    assert save_shape({"gpus": 0, "threads": 2}) == shape({"gpus": 0, "threads": 2})  # CPU scales: unchanged
+        assert shape(training, method=INIT).resources.keys() == shape(training).resources.keys()
+    assert shape({"gpus": 0, "threads": 2}, method=INIT) == shape({"gpus": 0, "threads": 2})  # CPU scales: unchanged
 
 
 class _Resources(dict):
