@@ -80,7 +80,7 @@ def test_every_table_and_figure_of_the_paper(rehearsal, paper):
 
 
 @pytest.mark.parametrize("paper", PAPERS)
-def test_two_ranks_zero_and_bf16_as_the_paper_config_says(rehearsal, paper):
+def test_ranks_zero_and_bf16_as_the_paper_config_says(rehearsal, paper):
     cfg = load_config(paper, "paper")["training"]
     runs = list((rehearsal / "results" / "rehearsal" / paper / "models").glob("*/*/seed*/training_args.json"))
     assert runs

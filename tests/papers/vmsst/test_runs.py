@@ -15,7 +15,7 @@ def test_the_step_0_run_is_vmssts_own_model_with_no_update():
     assert overrides == {"max_steps": 0} and resolve("vmsst", cfg, "l2", 2)[1] == {}
 
 
-def test_mini_trains_table_1_with_every_compared_run_on_three_seeds():
+def test_mini_trains_table_1_with_every_compared_run_on_four_seeds():
     reg = registry(load_paper_config("vmsst", "mini"))
     runs = {(r.method, r.init): reg.seeds(r.method, r.init) for r in reg}
     for init in ("l2", "l4"):
