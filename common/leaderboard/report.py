@@ -95,6 +95,20 @@ def bleu_cell(result: dict[str, Any]) -> Difference:
     return interval([metric])
 
 
+def scoring(ctx: ReportContext, nmt: dict[str, Any]) -> str:
+    """How the NMT column was scored: each sacreBLEU signature (its tokenizer follows the target language, its case
+    the benchmark: common/nmt/bleu.py) and the case's reason, as the runs' result files record them."""
+    sigs: dict[str, list[str]] = {}
+    cases: set[str] = set()
+    for row in nmt["settings"][lbnmt.SETTING]["systems"]:
+        result = read_json(lbnmt.translation(nmt, row).path(str(ctx.results)))
+        sigs.setdefault(result["sacrebleu"]["signature"], []).append(label(row))
+        cases.add(result.get("case", "cased"))
+    text = "sacreBLEU signature" + ("s: " if len(sigs) > 1 else ": ")
+    text += "; ".join(sig + (f" ({', '.join(rows)})" if len(sigs) > 1 else "") for sig, rows in sigs.items())
+    return text + "; case: " + "; ".join(sorted(cases)) + "."
+
+
 def label(row: str) -> str:
     return "random-init Transformer (NMT only)" if row == nmtplan.RANDOM else METHODS[row].label
 
@@ -136,7 +150,7 @@ def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None) -> Tab
                      f"frozen, stage 2 all parameters) of each method's seed-{nmt['encoder_seed']} encoder; one NMT "
                      "run per method, its interval over the test sentences only. The random-init row (where there is "
                      f"one) trains the same shape from scratch. {NOT_RUN}: no NMT run for the method at this scale "
-                     "(the config's systems).")
+                     "(the config's systems). " + scoring(ctx, nmt))
         if (cap := nmtplan.max_len(nmt)) != nmtplan.FAIRSEQ_MAX_LEN:
             notes.append(f"Decoding: outputs capped at {cap[0]:g} x source length + {cap[1]:g} tokens (nmt.max_len; "
                          "fairseq's default is 200 tokens).")

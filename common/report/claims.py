@@ -23,16 +23,16 @@ The interval is mean +- sqrt(t^2 v_seeds + z^2 v_items), t the Student quantile 
 the normal one: each part's half-width, added in quadrature (with equal parts that is a quantile between z and t).
 :mod:`common.report.calibration` simulates it beside the rules it was chosen over, on the same pairs of systems
 (``figures/bench/claims_calibration.md``: 2000 pairs per row, 120 binary items, equal means with per-seed offsets and
-item-by-seed noise, optionally fixed item differences of mean zero). Null pairs called findings, ours: 5.4 % and
-4.2 % at 3 and 5 seeds, 3.4 % and 3.6 % with fixed item differences, 3.4 % and 4.9 % with clustered items (120
-clusters of 3 sharing fixed differences) drawn whole, against 12.8 % and 20.3 % when the same items are drawn one by
-one. Welch-Satterthwaite degrees of freedom for the
+item-by-seed noise, optionally fixed item differences of mean zero). Null pairs called findings, ours: 5.4 %, 4.9 %
+and 4.2 % at 3, 4 and 5 seeds (the claims tables' counts), 3.4 %, 3.7 % and 3.6 % with fixed item differences,
+3.4 %, 4.6 % and 4.9 % with clustered items (120 clusters of 3 sharing fixed differences) drawn whole, against 12.8 %,
+17.1 % and 20.3 % when the same items are drawn one by one. Welch-Satterthwaite degrees of freedom for the
 whole variance (the item part taken as known): 7.1 % at 3 seeds (the corrected item part is itself a noisy estimate
 near zero, and it bought the whole interval nearly normal quantiles). t(S - 1) on the whole variance: 4.2 % and
 1.5 %, over-wide where the items' part is large, with less power. A t-test on the seeds' differences alone: 6.1 % at
 3 seeds and 6.2 % at 5 with fixed item differences (it cannot see the test set's sampling).
 ``tests/common/report/test_claims.py`` holds ours within 5 % plus three Monte Carlo standard errors over 1000 pairs at
-3 and 5 seeds (the percentile bootstrap this module used before resampled the seeds as if they were many: about 10 %
+3, 4 and 5 seeds (the percentile bootstrap this module used before resampled the seeds as if they were many: about 10 %
 of null pairs called findings in a simulation like this one).
 With one seed only the item part is left: such a row says nothing about another seed.
 

@@ -211,6 +211,8 @@ def table6(ctx, labels: dict[str, str]) -> Table:
     notes = ["BLEU into English of a model fine-tuned on one pair only (the paper: 'no bi-text for the target pair').",
              "Ours: " + ("the first test set of each pair; random init is the paper's 'always near 0' reference."
                          if transfer else "not run at this scale.")]
+    if ours:
+        notes.append(bleu_note(ctx))
     if transfer and ctx.scale not in PAPER_SCALES:
         notes.append("Unlike the paper's It/Nl, our transfer languages are in the pre-training corpus with English "
                      "translations (the sentence-level CTL aligned them); the NMT stages never see their bi-text.")

@@ -73,3 +73,30 @@ def test_the_leaderboard_states_no_verdict_and_says_why():
     ctx.scale = "paper"  # days-long runs: the reason for small scales does not apply
     paper = table(ctx, {"tr": {"tatoeba@cosine": (d, [100.0] * len(cfg["seeds"]))}}, None).notes[-1]
     assert paper.startswith("No verdicts") and "minutes" not in paper
+
+
+def test_the_nmt_note_gives_each_sacrebleu_signature_and_the_case(tmp_path):
+    """Issue 33: a BLEU column shows how it was scored (the tokenizer follows the target language, the case the
+    benchmark); the note reads both from the runs' result files."""
+    from types import SimpleNamespace
+
+    from common.io import write_json
+    from common.leaderboard import nmt as lbnmt
+    from common.leaderboard.report import scoring
+    from common.nmt import plan
+
+    nmt = {"settings": {lbnmt.SETTING: {"finetune": ["de-en"], "systems": ["dap", plan.RANDOM],
+                                        "tests": {"default": ["multi30k_test_2016_flickr"]}}}}
+    sig = "nrefs:1|case:lc|eff:no|tok:13a|smooth:exp|version:2.6.0"
+    for system in ("dap", plan.RANDOM):
+        path = tmp_path / lbnmt.translation(nmt, system).path(str(tmp_path))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_json(path, {"sacrebleu": {"signature": sig}, "case": "lower-cased: the model's vocabulary is uncased"})
+    ctx = SimpleNamespace(results=tmp_path)
+    assert scoring(ctx, nmt) == (f"sacreBLEU signature: {sig}; case: lower-cased: the model's vocabulary is "
+                                 "uncased.")
+    write_json(tmp_path / lbnmt.translation(nmt, plan.RANDOM).path(str(tmp_path)),
+               {"sacrebleu": {"signature": sig.replace("13a", "zh")}})
+    two = scoring(ctx, nmt)
+    assert two.startswith(f"sacreBLEU signatures: {sig} (DAP") and "tok:zh" in two and two.endswith(
+        "case: cased; lower-cased: the model's vocabulary is uncased.")

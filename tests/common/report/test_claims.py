@@ -139,7 +139,7 @@ def test_clusters_are_drawn_whole():
         item_metric("xnli", {"items": {"en": "11000"}})
 
 
-@pytest.mark.parametrize("seeds", [3, 5])
+@pytest.mark.parametrize("seeds", [3, 4, 5])
 def test_null_pairs_are_called_findings_at_most_five_percent_of_the_time(seeds):
     """1000 simulated pairs of systems with equal means (per-seed offsets, item-by-seed noise; and with fixed item
     differences of mean zero): verdicts other than 'inconclusive' within 5 % plus three Monte Carlo standard errors."""
@@ -149,7 +149,7 @@ def test_null_pairs_are_called_findings_at_most_five_percent_of_the_time(seeds):
     assert findings(Scenario(seeds, item_effect=0.5), 1000, seed=1)["ours"] <= limit(1000)
 
 
-@pytest.mark.parametrize("seeds", [3, 5])
+@pytest.mark.parametrize("seeds", [3, 4, 5])
 def test_clustered_items_keep_the_null_rate_only_when_clusters_are_drawn_whole(seeds):
     """Issue 33's correlated items: 120 clusters of 3 items (an XNLI premise's hypotheses) that share a fixed system
     difference of mean zero, the items' part dominating (small seed offsets). Drawn cluster by cluster the null rate

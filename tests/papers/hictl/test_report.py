@@ -168,3 +168,25 @@ def test_the_table_3_and_hard_negative_claims_average_the_papers_setting():
             ctx.store.read.clear()
             claims[cid].a.measure(ctx)
             assert {task for _, task, _ in ctx.store.read} == tasks, (scale, cid)
+
+
+def test_table_6_says_how_its_bleu_was_scored_where_it_has_our_rows(tmp_path):
+    """Issue 33: every NMT table says how its BLEU was scored; Table 6's rows are final models like Tables 4-5's, so
+    it carries the same note (tokenized or sacreBLEU, signatures in table_nmt_tests, references normalized)."""
+    import json
+
+    from common.nmt import plan
+    from papers.hictl.report_nmt import bleu_note, table6
+
+    ctx = _ctx("mini")
+    ctx.results = tmp_path
+    for t in plan.translations(ctx.cfg["nmt"]):
+        out = tmp_path / t.path(".")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({"main_score": 1.5}))
+    table = table6(ctx, {})
+    assert any(row[2] == "ours" and 1.5 in row for row in table.rows)
+    assert bleu_note(ctx) in table.notes and "signatures in table_nmt_tests" in bleu_note(ctx)
+    ctx.cfg = {**ctx.cfg, "nmt": {**ctx.cfg["nmt"], "settings": {
+        k: v for k, v in ctx.cfg["nmt"]["settings"].items() if not k.startswith("transfer")}}}
+    assert bleu_note(ctx) not in table6(ctx, {}).notes  # no rows of ours: nothing was scored
