@@ -62,8 +62,9 @@ def snakemake(workdir: Path, *args: str, target: list[str] = TARGET) -> None:
 
 
 def scores(workdir: Path) -> dict[str, dict]:
+    """Every evaluation result's scores (not the ``ResultRecord.schema.json`` written beside them)."""
     return {str(p.relative_to(workdir)): json.loads(p.read_text())["scores"]
-            for p in sorted((workdir / "results").rglob("eval/**/*.json"))}
+            for p in sorted((workdir / "results").rglob("eval/**/*.json")) if not p.name.endswith(".schema.json")}
 
 
 def tables(workdir: Path) -> dict[str, str]:

@@ -21,7 +21,10 @@ The Snakemake resources make the Slurm executor (snakemake-executor-plugin-slurm
   ``tasks_per_gpu=1`` and ``tasks`` = nodes x GPUs (``--ntasks-per-gpu=1 --ntasks=<tasks>``: without
   ``tasks_per_gpu`` the executor passes ``tasks`` as the tasks per GPU, a job of tasks x GPUs ranks that never
   fits), ``cpus_per_task`` = threads and ``mpi="srun"`` (the executor runs the job script once and our ``srun``
-  fans out). Checked against a real Slurm whose node advertises GPU GRES (tests/test_slurm.py).
+  fans out). A one-task job (a run that only saves its encoder) has ``mpi=0``: the job-step plugin still leaves its
+  script unwrapped (it reads whether the key is there), and the submitting plugin, which refuses an MPI job of one
+  task ("For MPI jobs, 'tasks' must be greater than 1"), reads its value. Checked against a real Slurm whose node
+  advertises GPU GRES (tests/test_slurm.py).
 
 ``snakemake -n`` prints each job's resources, so a dry run shows every job's Slurm shape.
 """
@@ -65,8 +68,11 @@ def shape(training: dict[str, Any], launcher: str | None = None, method: str = "
         command = (f"env -u SLURM_NTASKS_PER_GPU srun --nodes {nodes} --ntasks-per-node {ranks} "
                    f"--cpus-per-task {threads} --kill-on-bad-exit=1 " + (f"--gres gpu:{gpus} " if gpus else "")
                    + "python")
-        return JobShape(command, threads, threads, {"nodes": nodes, "tasks": nodes * ranks, **gres,
-                                                     "cpus_per_task": threads, "mpi": "srun"})
+        # "mpi": the job-step plugin runs the script as it is where the key is present (our srun fans out); the
+        # submitting plugin reads its value, and refuses a true one for a single task: one rank gets 0
+        tasks = nodes * ranks
+        return JobShape(command, threads, threads, {"nodes": nodes, "tasks": tasks, **gres, "cpus_per_task": threads,
+                                                     "mpi": "srun" if tasks > 1 else 0})
     command = f"python -m common.distributed.launch --nproc {gpus}" if gpus > 1 else "python"
     resources: dict[str, Any] = {"gpu": gpus, "nodes": 1, "cpus_per_task": ranks * threads} if gpus else {"gpu": 0}
     return JobShape(command, ranks * threads, threads, resources)

@@ -45,8 +45,10 @@ def test_a_run_that_only_saves_its_encoder_takes_one_rank_in_the_same_form():
     srun = shape({"gpus": 4, "nodes": 2, "threads": 8}, method=INIT)
     assert srun.command.endswith(" srun --nodes 1 --ntasks-per-node 1 --cpus-per-task 8 --kill-on-bad-exit=1 "
                                  "--gres gpu:1 python")
+    # mpi=0: snakemake-executor-plugin-slurm refuses an MPI job of one task; the key stays, so the job-step plugin
+    # does not wrap the script in an srun of its own
     assert srun.resources == {"nodes": 1, "tasks": 1, "gres": "gpu:1", "tasks_per_gpu": 1, "cpus_per_task": 8,
-                              "mpi": "srun"}
+                              "mpi": 0}
     for training in ({"gpus": 8, "threads": 6}, {"gpus": 4, "nodes": 2, "threads": 8}, {"gpus": 0}, {"gpus": 2}):
         assert shape(training, method=INIT).resources.keys() == shape(training).resources.keys()
     assert shape({"gpus": 0, "threads": 2}, method=INIT) == shape({"gpus": 0, "threads": 2})  # CPU scales: unchanged
@@ -76,3 +78,26 @@ def test_the_executor_submits_one_task_per_gpu():
     assert {"--nodes=2", "--ntasks-per-gpu=1", "--ntasks=8", "--gres=gpu:4", "--cpus-per-task=8"} <= set(call)
     call = sbatch_call({"gpus": 8, "threads": 6}).split()
     assert {"--gpus=8", "--nodes=1", "--cpus-per-task=48"} <= set(call) and not any("ntasks-per" in a for a in call)
+
+
+def test_the_slurm_executor_accepts_every_job_shape_the_srun_launcher_makes():
+    """snakemake-executor-plugin-slurm builds the sbatch line from a job's resources, and refuses an MPI job of one
+    task: the one-rank init job in srun form was refused there (seen on a local Slurm). Every srun shape, one rank
+    or many, must pass its checks and ask for the tasks the job's own srun starts."""
+    from snakemake_executor_plugin_slurm.submit_string import get_submit_command
+
+    class Resources(dict):
+        __getattr__ = dict.__getitem__
+
+    params = {"run_uuid": "u", "slurm_logfile": "log", "comment_str": "c", "account": "", "partition": "",
+              "workdir": "."}
+    for training, method, tasks in (({"gpus": 4, "nodes": 2, "threads": 8}, "dap", 8),
+                                    ({"gpus": 4, "nodes": 2, "threads": 8}, INIT, 1),
+                                    ({"gpus": 2, "launcher": "srun"}, "tr", 2),
+                                    ({"gpus": 2, "launcher": "srun"}, INIT, 1)):
+        s = shape(training, method=method)
+        job = SimpleNamespace(resources=Resources(s.resources), threads=s.threads)
+        call = get_submit_command(job, params)
+        assert "--ntasks-per-gpu=1" in call and f"--nodes={s.resources['nodes']}" in call, call
+        assert (f"--ntasks={tasks}" in call) == (tasks > 1), call  # an MPI job names its tasks; one task: per GPU
+        assert "mpi" in s.resources  # the job-step plugin leaves the script unwrapped: our own srun starts the ranks
