@@ -104,24 +104,25 @@ def census_jobs(experiment: str, path: Path = CENSUS) -> dict[str, dict[str, Any
 
 def train_resources(cfg: dict[str, Any], experiment: str, census: Path = CENSUS,
                     job: Callable[[Any], str] = lambda wc: f"{wc.init}/{wc.method}", ranks: int | None = None,
-                    stage: str = "train") -> dict[str, Any]:
+                    stage: str = "train",
+                    variant: Callable[[Any], str] = lambda wc: getattr(wc, "method", "")) -> dict[str, Any]:
     """A job's ``mem_mb`` and ``runtime``: at paper scale the census's figures for that job (its wall time
     on an A100 at the census's MFU, with a margin; host memory for its ranks), so the Slurm profile asks for what
     the census counted; the config's ``resources.<stage>`` for a job the census lacks and at every other scale.
     ``job`` names a rule's job in the census from its wildcards (default: a pre-training run's ``init/method``;
     the NMT rules pass ``nmt/<setting>/<system>/<model>`` and their own ``ranks``, the evaluation rule
-    ``eval/<init>/<task>``, one rank and ``stage="evaluate"``)."""
+    ``eval/<init>/<task>``, one rank and ``stage="evaluate"``). Without ``ranks``, a job's ranks follow its run's
+    variant (``variant``: the train rule's own mapping of a method name, so its shape and these figures agree)."""
     base = job_resources(cfg, stage)
     jobs = census_jobs(experiment, census) if cfg.get("scale") == "paper" else {}
     if not jobs:
         return base
 
-
     def ranks_of(wildcards: Any) -> int:
         """The ranks the job runs on: the caller's, or a training run's own (:func:`placement`)."""
         if ranks is not None:
             return ranks
-        gpus, nodes = placement(cfg["training"], getattr(wildcards, "method", ""))
+        gpus, nodes = placement(cfg["training"], variant(wildcards))
         return max(1, gpus) * nodes
 
     def pick(key: str, fallback: str, per_rank: bool) -> Callable[[Any], Any]:

@@ -15,10 +15,15 @@ TRAIN_SHAPE = job_shape(TRAIN, config.get("launcher"))  # launcher, threads and 
 SAVE_SHAPE = job_shape(TRAIN, config.get("launcher"), INIT)  # ... and of a run that only saves its encoder
 
 
+def train_variant(wc):
+    """The variant a training job runs (TRAINS maps a leaderboard method to its paper's variant)."""
+    return TRAINS(wc.method)[1]
+
+
 def train_shape(wc):
     """The job shape of a training run: one rank for a run whose variant only saves its encoder
-    (common.runs.saves_only; TRAINS maps a leaderboard method to its paper's variant), the config's for every other."""
-    return SAVE_SHAPE if saves_only(TRAINS(wc.method)[1]) else TRAIN_SHAPE
+    (common.runs.saves_only), the config's for every other."""
+    return SAVE_SHAPE if saves_only(train_variant(wc)) else TRAIN_SHAPE
 
 
 wildcard_constraints:

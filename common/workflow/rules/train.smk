@@ -47,7 +47,8 @@ rule train:
     resources:
         # the same resource names for every job (launch.shape); their values by job
         **{name: (lambda wc, name=name: train_shape(wc).resources[name]) for name in TRAIN_SHAPE.resources},
-        **train_resources(CFG, EXPERIMENT),  # at paper scale: the census's figures (figures/census/paper.json)
+        # at paper scale: the census's figures (figures/census/paper.json), for the ranks of the job's shape
+        **train_resources(CFG, EXPERIMENT, variant=train_variant),
     log:
         P.log("train/{init}/{method}/seed{seed}"),
     benchmark:

@@ -88,6 +88,11 @@ def test_paper_train_rules_and_preflight_read_the_census(tmp_path):
     res = launch.train_resources(cfg, "dap", tmp_path / "init.json")
     init = SimpleNamespace(init="xlmr", method="init")
     assert (res["mem_mb"](init), res["runtime"](init)) == (9000, 30)
+    # the train rule's own mapping of a method name to its variant decides the ranks, as it decides the job's shape
+    named = launch.train_resources(cfg, "dap", tmp_path / "init.json", job=lambda wc: "xlmr/init",
+                                   variant=lambda wc: {"step0": "init"}[wc.method])
+    assert (named["mem_mb"](SimpleNamespace(method="step0")), named["runtime"](SimpleNamespace(method="step0"))) == (
+        9000, 30)
     fit = preflight.census_fit(launch.census_jobs("dap", path), "h100")
     assert not fit.ok and fit.missing == ["xlmr/tr: 90.0 GiB per GPU > 80 GiB (H100 SXM 80GB)"]
     assert not preflight.census_fit({}, None).ok
