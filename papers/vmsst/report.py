@@ -35,10 +35,11 @@ COLUMNS = ["Eng.", "XL", "XL (s.)", "XL (d.)", "Tatoeba", "BUCC (c.)", "BUCC (m.
 
 def where(ctx: ReportContext, seeds: list[int] | None = None) -> str:
     """The notes' first line: scale, corpus, the seeds the table's cells average (``seeds``: a table on fewer
-    than the config's), the leakage rule's counts and the departures from the paper."""
+    than the config's; ``[]``: a table with no run of ours), the leakage rule's counts and the departures from the
+    paper."""
     seeds = ctx.cfg["seeds"] if seeds is None else seeds
-    return (f"Ours: scale '{ctx.scale}' — {ctx.cfg['description'].strip()} "
-            f"Seeds {seeds} ({'mean ± sd' if len(seeds) > 1 else 'one run'}). "
+    runs = f"Seeds {seeds} ({'mean ± sd' if len(seeds) > 1 else 'one run'}). " if seeds else "No run of ours here. "
+    return (f"Ours: scale '{ctx.scale}' — {ctx.cfg['description'].strip()} {runs}"
             + leakage_note(ctx.manifest)
             + departures_note(ctx.cfg))
 
@@ -97,7 +98,9 @@ def table4(ctx: ReportContext) -> Table:
             rows.append([LABEL[name], "ours", *columns(ctx.store, name, init, seed)])
         rows.append([LABEL[name], "paper", *ctx.reported["table4_ablations"][LABEL[name]]])
     return Table("table4_ablations", "Table 4: ablations of VMSST", ["model", "source", *COLUMNS], rows,
-                 [where(ctx, seed), f"Ours: setting '{init}', seed {seed[0]}; paper: Random Init. (24 Layer).",
+                 [where(ctx, seed if len(ran) > 1 else []),
+                  f"Ours: setting '{init}', seed {seed[0]}; paper: Random Init. (24 Layer)." if len(ran) > 1 else
+                  "Paper: Random Init. (24 Layer).",
                   "12L / 1L dec.: the paper's 12- and 1-layer decoders against its 24 layers; ours: half the encoder's "
                   "depth and one layer. The paper's prose swaps the last two names (\"we remove the language embedding "
                   "inputs to the decoder (no enc. l.e.)\"); we follow the table: 'no enc. l.e.' drops the language "
@@ -140,9 +143,9 @@ def table6(ctx: ReportContext) -> Table:
                          *[by.get(f"mkqa_{lang}") for lang in iso], by["score"]])
     return Table("table6_full", "Table 6: VMSST against the variant without parameter sharing (four languages)",
                  ["model", "source", *cols], rows,
-                 [where(ctx, seed), (f"Ours: setting '{init}', seed {seed[0]}, trained on {', '.join(langs)} and "
-                                     "English only; " if ran else not_run(ctx, "Table 6", "tables.table6_languages is "
-                                                                          "empty") + " "),
+                 [where(ctx, seed if ran else []),
+                  (f"Ours: setting '{init}', seed {seed[0]}, trained on {', '.join(langs)} and English only; " if ran
+                   else not_run(ctx, "Table 6", "tables.table6_languages is empty") + " "),
                   "Paper: Random Init. (6 Layer), ar, en, es, tr. Score here: the mean of Eng., the STS17 mean, the "
                   "Tatoeba mean, NQ and the MKQA mean (this reproduces the paper's Table 6 Scores).",
                   "The paper's column header is lost in the text we have: its values are placed in the caption's "
@@ -169,7 +172,7 @@ def table7(ctx: ReportContext) -> Table:
                 for model, by_batch in by_model.items() for batch, values in by_batch.items()]
         return Table("table7_batch", "Table 7: Contrastive and VMSST at larger batch sizes",
                      ["setting", "model", "batch", "source", *COLUMNS], rows,
-                     [where(ctx), not_run(ctx, "Table 7", "tables.batch_inits is empty"), data_note(ctx)])
+                     [where(ctx, []), not_run(ctx, "Table 7", "tables.batch_inits is empty"), data_note(ctx)])
     for init in ctx.cfg["tables"]["batch_inits"]:
         setting = ctx.cfg["tables"]["paper_settings"].get(init)
         for o in ("contrastive", "vmsst"):

@@ -38,6 +38,8 @@ def test_tables_not_run_keep_the_papers_rows_and_say_why_and_their_claims_are_no
     t4, t6, t7 = table4(ctx), table6(ctx), table7(ctx)
     assert {r[1] for r in t4.rows} == {"paper"} and len(t4.rows) == len(reported["table4_ablations"])
     assert any("the ablations not run at scale 'mini' (tables.ablations is empty" in n for n in t4.notes)
+    for t in (t4, t6, t7):  # no seeds claimed for a table without our rows
+        assert "No run of ours here. " in t.notes[0] and "Seeds [" not in t.notes[0] and "seed 1" not in str(t.notes)
     assert {r[1] for r in t6.rows} == {"paper"} and len(t6.rows) == len(reported["table6"])
     assert {r[3] for r in t7.rows} == {"paper"}
     assert len(t7.rows) == sum(len(b) for m in reported["table7"].values() for b in m.values())
