@@ -1,0 +1,160 @@
+"""A difference between two methods against training steps (issue 35: where a claim stays inconclusive, show with a
+measured curve whether more training would open the gap).
+
+Each method's snapshots are evaluated with ``python -m common.eval --out-dir <dir>/seed<N>/step<S>`` (the trainer's
+``--snapshot_steps``; the last step is the finished model), and at every step the difference B - A is paired by seed
+with the claims' interval (:func:`common.report.claims.paired_difference`: with one seed, the test items' part only).
+Language groups narrow a multilingual task's metric to a subset (``--group "seven=spa fra deu"``), to a training
+source's languages from the corpus manifest (``--group "ntrex128 alone"``,
+:func:`common.data.manifest.source_languages`) or leave it whole (``--group all``)::
+
+    python -m common.report.gap_curve --task tatoeba@cosine --a TR=runs/tr --b DAP=runs/dap \\
+        --steps 300 600 900 1200 --manifest corpus/manifest.json --group all --group "ntrex128 alone" \\
+        --out figures/dap/calibration/dap_minus_tr
+
+writes ``<out>.md`` (a table: step, group, A, B, B - A, each seed's, interval, seeds, verdict), ``<out>.json``
+and ``<out>.png``/``.pdf`` (B - A against steps, a panel per group, the interval as a band).
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from common.data.manifest import load_manifest, source_languages
+from common.eval.results import read_result
+from common.eval.tasks import get_task
+from common.io import atomic_write, write_json
+from common.report.claims import ItemMetric, item_metric, paired_difference, verdict
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class GapPoint:
+    step: int
+    group: str
+    a: float  # mean over seeds of A's metric on the group
+    b: float
+    diff: float  # mean over paired seeds of B - A
+    lo: float
+    hi: float
+    seeds: int
+    verdict: str
+    per_seed: tuple[float, ...] = ()  # B - A of each paired seed, in seed order
+
+
+def seed_dirs(root: Path) -> dict[int, Path]:
+    """``<root>/seed<N>`` folders by seed id."""
+    found = {int(p.name.removeprefix("seed")): p for p in root.glob("seed*") if p.name.removeprefix("seed").isdigit()}
+    if not found:
+        raise FileNotFoundError(f"{root}: no seed<N>/ folders of snapshot evaluations")
+    return dict(sorted(found.items()))
+
+
+def metrics_at(root: Path, task: str, step: int, languages: list[str] | None) -> dict[int, ItemMetric]:
+    """Seed id -> the task's item-level metric at ``step`` (``<root>/seed<N>/step<S>/<task>.json``)."""
+    kind = get_task(task).type
+    out = {}
+    for seed, folder in seed_dirs(root).items():
+        path = folder / f"step{step}" / f"{task}.json"
+        if not path.exists():
+            raise FileNotFoundError(f"{path}: seed {seed} has no evaluation at step {step}")
+        out[seed] = item_metric(kind, read_result(path).scores, languages)
+    return out
+
+
+def resolve_groups(specs: Sequence[str], manifest: dict[str, Any] | None) -> dict[str, list[str] | None]:
+    """``all`` -> None (every language); ``name=l1 l2 ...`` -> those; a manifest source group by its name."""
+    sources = source_languages(manifest) if manifest else {}
+    groups: dict[str, list[str] | None] = {}
+    for spec in specs:
+        if spec == "all":
+            groups["all"] = None
+        elif "=" in spec:
+            name, langs = spec.split("=", 1)
+            groups[name.strip()] = langs.split()
+        elif spec in sources:
+            groups[spec] = sources[spec]
+        else:
+            known = ", ".join(sources) or "none: pass --manifest"
+            raise ValueError(f"group {spec!r}: not 'all', not 'name=languages', not a source group ({known})")
+    return groups
+
+
+def gap_curve(task: str, a: Path, b: Path, steps: Sequence[int], groups: dict[str, list[str] | None],
+              replicates: int = 1000) -> list[GapPoint]:
+    points = []
+    for step in steps:
+        for name, langs in groups.items():
+            ma, mb = metrics_at(a, task, step, langs), metrics_at(b, task, step, langs)
+            d = paired_difference(ma, mb, replicates=replicates)
+            shared = sorted(ma.keys() & mb.keys())
+            mean_a = sum(ma[s].value() for s in shared) / len(shared)
+            mean_b = sum(mb[s].value() for s in shared) / len(shared)
+            each = tuple(mb[s].value() - ma[s].value() for s in shared)
+            points.append(GapPoint(step, name, mean_a, mean_b, d.mean, d.lo, d.hi, d.seeds, verdict(d), each))
+            log.info("step %d %s: %.2f -> %.2f, %+.2f [%.2f, %.2f]", step, name, mean_a, mean_b, d.mean, d.lo, d.hi)
+    return points
+
+
+def markdown(points: list[GapPoint], task: str, label_a: str, label_b: str) -> str:
+    lines = [f"**{label_b} − {label_a} against training steps, {task}**", "",
+             f"| step | languages | {label_a} | {label_b} | {label_b} − {label_a} | per seed | 95% CI | seeds "
+             "| verdict |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {p.step:,} | {p.group} | {p.a:.1f} | {p.b:.1f} | {p.diff:.1f} | "
+              f"{' / '.join(f'{x:.1f}' for x in p.per_seed)} | [{p.lo:.1f}, {p.hi:.1f}] | {p.seeds} | {p.verdict} |"
+              for p in points]
+    lines += ["", "Interval and verdict: common/report/claims.py (paired by seed; one seed: the test items' part "
+              "only, which says nothing of another seed). Made by common/report/gap_curve.py."]
+    return "\n".join(lines) + "\n"
+
+
+def figure(points: list[GapPoint], task: str, label_a: str, label_b: str, out: Path) -> list[Path]:
+    from common.report.figures import plt, save
+
+    groups = list(dict.fromkeys(p.group for p in points))
+    fig, axes = plt.subplots(1, len(groups), figsize=(3.0 * len(groups), 2.8), layout="constrained", squeeze=False)
+    for ax, g in zip(axes[0], groups):
+        line = [p for p in points if p.group == g]
+        steps = [p.step for p in line]
+        ax.fill_between(steps, [p.lo for p in line], [p.hi for p in line], alpha=0.25, color="C0")
+        ax.plot(steps, [p.diff for p in line], marker="o", ms=3, color="C0")
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set_title(g, fontsize=9)
+        ax.set_xlabel("training step")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel(f"{label_b} − {label_a}, {task}")
+    return save(fig, out)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--task", required=True, help="a registered task id (the snapshot JSONs' file name)")
+    ap.add_argument("--a", required=True, help="LABEL=folder of the baseline's seed<N>/step<S>/ evaluations")
+    ap.add_argument("--b", required=True, help="LABEL=folder of the compared method's")
+    ap.add_argument("--steps", type=int, nargs="+", required=True)
+    ap.add_argument("--group", action="append", default=[], help="'all', 'name=l1 l2 ...' or a source group")
+    ap.add_argument("--manifest", help="corpus manifest.json (for source groups)")
+    ap.add_argument("--replicates", type=int, default=1000)
+    ap.add_argument("--out", required=True, help="output path without suffix")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    (label_a, dir_a), (label_b, dir_b) = (s.split("=", 1) for s in (args.a, args.b))
+    groups = resolve_groups(args.group or ["all"], load_manifest(args.manifest) if args.manifest else None)
+    points = gap_curve(args.task, Path(dir_a), Path(dir_b), args.steps, groups, args.replicates)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_write(out.with_suffix(".md")) as f:
+        f.write(markdown(points, args.task, label_a, label_b))
+    write_json(out.with_suffix(".json"), {"task": args.task, "a": label_a, "b": label_b,
+                                          "groups": groups, "points": [asdict(p) for p in points]})
+    figure(points, args.task, label_a, label_b, out)
+
+
+if __name__ == "__main__":
+    main()
