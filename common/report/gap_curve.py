@@ -29,6 +29,7 @@ from common.eval.results import read_result
 from common.eval.tasks import get_task
 from common.io import atomic_write, write_json
 from common.report.claims import ItemMetric, item_metric, paired_difference, verdict
+from common.report.tables import Table, to_markdown
 
 log = logging.getLogger(__name__)
 
@@ -55,15 +56,14 @@ def seed_dirs(root: Path) -> dict[int, Path]:
     return dict(sorted(found.items()))
 
 
-def metrics_at(root: Path, task: str, step: int, languages: list[str] | None) -> dict[int, ItemMetric]:
-    """Seed id -> the task's item-level metric at ``step`` (``<root>/seed<N>/step<S>/<task>.json``)."""
-    kind = get_task(task).type
+def scores_at(root: Path, task: str, step: int) -> dict[int, dict[str, Any]]:
+    """Seed id -> the task's scores at ``step`` (``<root>/seed<N>/step<S>/<task>.json``), each file read once."""
     out = {}
     for seed, folder in seed_dirs(root).items():
         path = folder / f"step{step}" / f"{task}.json"
         if not path.exists():
             raise FileNotFoundError(f"{path}: seed {seed} has no evaluation at step {step}")
-        out[seed] = item_metric(kind, read_result(path).scores, languages)
+        out[seed] = read_result(path).scores
     return out
 
 
@@ -87,31 +87,32 @@ def resolve_groups(specs: Sequence[str], manifest: dict[str, Any] | None) -> dic
 
 def gap_curve(task: str, a: Path, b: Path, steps: Sequence[int], groups: dict[str, list[str] | None],
               replicates: int = 1000) -> list[GapPoint]:
+    kind = get_task(task).type
     points = []
     for step in steps:
+        scores_a, scores_b = scores_at(a, task, step), scores_at(b, task, step)
         for name, langs in groups.items():
-            ma, mb = metrics_at(a, task, step, langs), metrics_at(b, task, step, langs)
+            ma: dict[int, ItemMetric] = {s: item_metric(kind, sc, langs) for s, sc in scores_a.items()}
+            mb: dict[int, ItemMetric] = {s: item_metric(kind, sc, langs) for s, sc in scores_b.items()}
             d = paired_difference(ma, mb, replicates=replicates)
             shared = sorted(ma.keys() & mb.keys())
-            mean_a = sum(ma[s].value() for s in shared) / len(shared)
-            mean_b = sum(mb[s].value() for s in shared) / len(shared)
-            each = tuple(mb[s].value() - ma[s].value() for s in shared)
+            va, vb = [ma[s].value() for s in shared], [mb[s].value() for s in shared]
+            mean_a, mean_b = sum(va) / len(va), sum(vb) / len(vb)
+            each = tuple(y - x for x, y in zip(va, vb))
             points.append(GapPoint(step, name, mean_a, mean_b, d.mean, d.lo, d.hi, d.seeds, verdict(d), each))
             log.info("step %d %s: %.2f -> %.2f, %+.2f [%.2f, %.2f]", step, name, mean_a, mean_b, d.mean, d.lo, d.hi)
     return points
 
 
-def markdown(points: list[GapPoint], task: str, label_a: str, label_b: str) -> str:
-    lines = [f"**{label_b} − {label_a} against training steps, {task}**", "",
-             f"| step | languages | {label_a} | {label_b} | {label_b} − {label_a} | per seed | 95% CI | seeds "
-             "| verdict |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {p.step:,} | {p.group} | {p.a:.1f} | {p.b:.1f} | {p.diff:.1f} | "
-              f"{' / '.join(f'{x:.1f}' for x in p.per_seed)} | [{p.lo:.1f}, {p.hi:.1f}] | {p.seeds} | {p.verdict} |"
-              for p in points]
-    lines += ["", "Interval and verdict: common/report/claims.py (paired by seed; one seed: the test items' part "
-              "only, which says nothing of another seed). Made by common/report/gap_curve.py."]
-    return "\n".join(lines) + "\n"
+def table(points: list[GapPoint], task: str, label_a: str, label_b: str, name: str) -> Table:
+    """The points as a report table (:func:`common.report.tables.to_markdown` renders it)."""
+    rows: list[list[Any]] = [[f"{p.step:,}", p.group, p.a, p.b, p.diff, " / ".join(f"{x:.1f}" for x in p.per_seed),
+                              f"[{p.lo:.1f}, {p.hi:.1f}]", p.seeds, p.verdict] for p in points]
+    return Table(name, f"{label_b} − {label_a} against training steps, {task}",
+                 ["step", "languages", label_a, label_b, f"{label_b} − {label_a}", "per seed", "95% CI", "seeds",
+                  "verdict"], rows,
+                 ["Interval and verdict: common/report/claims.py (paired by seed; one seed: the test items' part "
+                  "only, which says nothing of another seed). Made by common/report/gap_curve.py."])
 
 
 def figure(points: list[GapPoint], task: str, label_a: str, label_b: str, out: Path) -> list[Path]:
@@ -150,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_write(out.with_suffix(".md")) as f:
-        f.write(markdown(points, args.task, label_a, label_b))
+        f.write(to_markdown(table(points, args.task, label_a, label_b, out.name)))
     write_json(out.with_suffix(".json"), {"task": args.task, "a": label_a, "b": label_b,
                                           "groups": groups, "points": [asdict(p) for p in points]})
     figure(points, args.task, label_a, label_b, out)

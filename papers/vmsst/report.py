@@ -93,13 +93,14 @@ def table1(ctx: ReportContext) -> Table:
 def table4(ctx: ReportContext) -> Table:
     init, seed = ctx.cfg["tables"]["ablation_init"], [ctx.cfg["ablation_seed"]]
     rows, ran = [], ("vmsst", *ctx.cfg["tables"].get("ablations", ABLATIONS))
+    ours = len(ran) > 1  # no ablation run: the paper's rows only
     for name in ("vmsst", *ABLATIONS):
-        if name in ran and len(ran) > 1:  # no ablation run: the paper's rows only
+        if name in ran and ours:
             rows.append([LABEL[name], "ours", *columns(ctx.store, name, init, seed)])
         rows.append([LABEL[name], "paper", *ctx.reported["table4_ablations"][LABEL[name]]])
     return Table("table4_ablations", "Table 4: ablations of VMSST", ["model", "source", *COLUMNS], rows,
-                 [where(ctx, seed if len(ran) > 1 else []),
-                  f"Ours: setting '{init}', seed {seed[0]}; paper: Random Init. (24 Layer)." if len(ran) > 1 else
+                 [where(ctx, seed if ours else []),
+                  f"Ours: setting '{init}', seed {seed[0]}; paper: Random Init. (24 Layer)." if ours else
                   "Paper: Random Init. (24 Layer).",
                   "12L / 1L dec.: the paper's 12- and 1-layer decoders against its 24 layers; ours: half the encoder's "
                   "depth and one layer. The paper's prose swaps the last two names (\"we remove the language embedding "
@@ -107,7 +108,7 @@ def table4(ctx: ReportContext) -> Table:
                   "encoder's input language embeddings, 'no dec. l.e.' the decoder's.",
                   *([] if len(ran) == len(ABLATIONS) + 1 else
                     [f"Run at this scale: {', '.join(LABEL[n] for n in ran[1:])} (config tables.ablations)."]
-                    if len(ran) > 1 else [not_run(ctx, "the ablations", "tables.ablations is empty")]),
+                    if ours else [not_run(ctx, "the ablations", "tables.ablations is empty")]),
                   data_note(ctx)])
 
 
