@@ -104,15 +104,17 @@ def gap_curve(task: str, a: Path, b: Path, steps: Sequence[int], groups: dict[st
     return points
 
 
-def table(points: list[GapPoint], task: str, label_a: str, label_b: str, name: str) -> Table:
-    """The points as a report table (:func:`common.report.tables.to_markdown` renders it)."""
+def table(points: list[GapPoint], task: str, label_a: str, label_b: str, name: str,
+          notes: Sequence[str] = ()) -> Table:
+    """The points as a report table (:func:`common.report.tables.to_markdown` renders it); ``notes``: the paper's
+    own difference, to stand beside ours."""
     rows: list[list[Any]] = [[f"{p.step:,}", p.group, p.a, p.b, p.diff, " / ".join(f"{x:.1f}" for x in p.per_seed),
                               f"[{p.lo:.1f}, {p.hi:.1f}]", p.seeds, p.verdict] for p in points]
     return Table(name, f"{label_b} − {label_a} against training steps, {task}",
                  ["step", "languages", label_a, label_b, f"{label_b} − {label_a}", "per seed", "95% CI", "seeds",
                   "verdict"], rows,
                  ["Interval and verdict: common/report/claims.py (paired by seed; one seed: the test items' part "
-                  "only, which says nothing of another seed). Made by common/report/gap_curve.py."])
+                  "only, which says nothing of another seed). Made by common/report/gap_curve.py.", *notes])
 
 
 def figure(points: list[GapPoint], task: str, label_a: str, label_b: str, out: Path) -> list[Path]:
@@ -142,6 +144,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--group", action="append", default=[], help="'all', 'name=l1 l2 ...' or a source group")
     ap.add_argument("--manifest", help="corpus manifest.json (for source groups)")
     ap.add_argument("--replicates", type=int, default=1000)
+    ap.add_argument("--note", action="append", default=[], help="a note under the table: the paper's number")
     ap.add_argument("--out", required=True, help="output path without suffix")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -151,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_write(out.with_suffix(".md")) as f:
-        f.write(to_markdown(table(points, args.task, label_a, label_b, out.name)))
+        f.write(to_markdown(table(points, args.task, label_a, label_b, out.name, args.note)))
     write_json(out.with_suffix(".json"), {"task": args.task, "a": label_a, "b": label_b,
                                           "groups": groups, "points": [asdict(p) for p in points]})
     figure(points, args.task, label_a, label_b, out)

@@ -35,9 +35,10 @@ def test_the_difference_is_worked_out_by_hand_on_each_group(runs):
 def test_the_cli_writes_the_table_the_json_and_the_figure(runs):
     out = runs / "out/gap"
     gap_curve.main(["--task", TASK, "--a", f"TR={runs / 'a'}", "--b", f"DAP={runs / 'b'}", "--steps", "10",
-                    "--group", "all", "--replicates", "50", "--out", str(out)])
+                    "--group", "all", "--replicates", "50", "--note", "Paper: +1.0", "--out", str(out)])
     table = out.with_suffix(".md").read_text()
     assert "| 10 | all | 18.8 | 37.5 | 18.8 | 18.8 | [" in table
+    assert "- Paper: +1.0\n" in table  # the paper's number beside ours
     assert json.loads(out.with_suffix(".json").read_text())["points"][0]["diff"] == 18.75
     assert out.with_suffix(".png").stat().st_size > 0
 
