@@ -15,3 +15,14 @@ def data_root() -> Path:
     if not (DATA_ROOT / "INDEX.md").exists():
         pytest.skip(f"shared data not found at {DATA_ROOT} (set XLING_DATA_ROOT)")
     return DATA_ROOT
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _background_runs(request, tmp_path_factory):
+    """The long end-to-end runs the selected tests need, started before the first test (tests/background.py)."""
+    from tests import background
+
+    runs = background.start_needed(request.session.items, tmp_path_factory)
+    yield
+    for run in runs:  # a run no test waited for to the end (a failed or interrupted session)
+        run.stop()

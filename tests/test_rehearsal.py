@@ -1,7 +1,7 @@
 """The rehearsal of the paper scale (issue 31, part 2), through the GPU acceptance script's CPU fallback
 (``scripts/gpu_acceptance.sh --device cpu``, part 3), which runs
 
-    snakemake papers/dap/all papers/moco/all papers/vmsst/all papers/hictl/all --config scale=rehearsal --cores 2
+    snakemake papers/dap/all papers/moco/all papers/vmsst/all papers/hictl/all --config scale=rehearsal --cores 3
 
 once for the session: every paper's paper config with tiny widths and corpora, downloads from the local mirror
 (one 503 and cut connections on the way), the pinned checkpoints' code paths (tiny random ones in the Hub's
@@ -19,24 +19,27 @@ import pytest
 
 from common.config import load_config
 from common.runs import saves_only
+from tests import background
 from tests.conftest import DATA_ROOT, ROOT
 
 PAPERS = ("dap", "moco", "vmsst", "hictl")
 pytestmark = pytest.mark.skipif(not (DATA_ROOT / "INDEX.md").exists(), reason="shared data not found")
 
 
+@background.declare("acceptance", timeout=4200, requires=DATA_ROOT / "INDEX.md", env={"PYTHON": sys.executable})
+def acceptance_command(root: Path) -> list[str]:
+    """The CPU fallback once per session, started in the background with the smoke run when the session starts
+    (tests/background.py): the two runs fill each other's idle gaps between jobs."""
+    return ["bash", str(ROOT / "scripts" / "gpu_acceptance.sh"), "--device", "cpu", "--cores", "3",
+            "--data-root", str(DATA_ROOT), "--workdir", str(root / "work"), "--out", str(root / "out")]
+
+
 @pytest.fixture(scope="session")
-def acceptance(tmp_path_factory) -> Path:
-    """The CPU fallback once per session. Snakemake gets one core more than the CI machine's two: a training job
-    (two ranks) and an evaluation job then overlap their interpreter start-ups (the CPU is idle in between)."""
-    root = tmp_path_factory.mktemp("acceptance")
-    proc = subprocess.run(["bash", str(ROOT / "scripts" / "gpu_acceptance.sh"), "--device", "cpu", "--cores", "3",
-                           "--data-root", str(DATA_ROOT), "--workdir", str(root / "work"), "--out", str(root / "out")],
-                          capture_output=True, text=True, timeout=2700, env={**__import__("os").environ,
-                                                                             "PYTHON": sys.executable})
-    if not (root / "out" / "acceptance.json").exists():
-        raise AssertionError(f"gpu_acceptance.sh wrote no report:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-    return root
+def acceptance() -> Path:
+    run = background.wait("acceptance")
+    if not (run.workdir / "out" / "acceptance.json").exists():
+        raise AssertionError(f"gpu_acceptance.sh wrote no report:\n{run.tail()}")
+    return run.workdir
 
 
 @pytest.fixture(scope="session")

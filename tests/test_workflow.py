@@ -12,6 +12,7 @@ import torch
 
 from common.io import sha256_file
 from common.models.embedder import load_embedder
+from tests import background
 from tests.conftest import DATA_ROOT, ROOT
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile")]
@@ -35,15 +36,19 @@ def job_blocks(text: str, rule: str) -> list[str]:
     return [b for b in re.split(r"\n(?=\[\w{3} \w{3} )", text) if f"rule {rule}:" in b]
 
 
+@background.declare("smoke", timeout=3600, requires=DATA_ROOT / "INDEX.md")
+def smoke_command(workdir: Path) -> list[str]:
+    """One run of ``snakemake all`` (every paper and the leaderboard, smoke scale) for the session, started in the
+    background with the rehearsal when the session starts (tests/background.py)."""
+    return [*SNAKEMAKE, "-d", str(workdir), "all", "--cores", "2", "--config", f"data_root={DATA_ROOT}"]
+
+
 @pytest.fixture(scope="session")
-def smoke(tmp_path_factory) -> Path:
-    """One run of ``snakemake all`` (every paper and the leaderboard, smoke scale) for the session. Snakemake gets
-    one core more than the CI machine's two: jobs overlap their interpreter start-ups (the CPU idles in between)."""
-    if not (DATA_ROOT / "INDEX.md").exists():
-        pytest.skip(f"shared data not found at {DATA_ROOT}")
-    workdir = tmp_path_factory.mktemp("smoke")
-    snakemake(workdir, "all", "--cores", "3", "--config", f"data_root={DATA_ROOT}")
-    return workdir
+def smoke() -> Path:
+    run = background.wait("smoke")
+    if run.returncode:
+        raise AssertionError(f"snakemake failed:\n{run.tail()}")
+    return run.workdir
 
 
 def manifest(workdir: Path, target: str) -> dict[str, tuple[str, str]]:

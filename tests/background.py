@@ -1,0 +1,101 @@
+"""The suite's long end-to-end runs, started together when the session starts (docs/tests.md, "the test budget").
+
+The smoke run (``snakemake all``, tests/test_workflow.py) and the rehearsal (the GPU acceptance's CPU fallback,
+tests/test_rehearsal.py) are each a few hundred short jobs, most of whose time is interpreter start-up. Run one after
+the other, each left part of the two cores idle between its jobs, and together they took most of CI's 40 minutes.
+Here a test module declares its run with :func:`declare`; the session fixture in ``tests/conftest.py`` starts every
+declared run that a selected test needs (through its fixture) before the first test, in the background, and each
+run's fixture waits for its own with :func:`wait`. The runs fill each other's idle gaps, and the unit tests run
+beside them.
+
+A run writes its output to a file (not a pipe a busy test would leave unread), has a deadline counted from its
+start, and is killed with its process group at the deadline or when the session ends first.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+
+@dataclass
+class Run:
+    """One declared run: ``command(workdir)`` started in ``workdir``'s own folder, stopped after ``timeout`` s."""
+
+    fixture: str
+    command: Callable[[Path], list[str]]
+    timeout: float
+    requires: Path | None = None  # a file that must exist (the shared data), else the run's tests skip
+    env: dict[str, str] = field(default_factory=dict)
+    workdir: Path | None = None
+    output: Path | None = None
+    proc: subprocess.Popen[bytes] | None = None
+    started: float = 0.0
+    returncode: int | None = None
+
+    def start(self, tmp_path_factory: pytest.TempPathFactory) -> None:
+        if self.proc is not None or (self.requires is not None and not self.requires.exists()):
+            return
+        self.workdir = tmp_path_factory.mktemp(self.fixture)
+        self.output = tmp_path_factory.mktemp(f"{self.fixture}-output") / "output.txt"
+        with open(self.output, "wb") as out:  # the child keeps its own descriptor
+            self.proc = subprocess.Popen(self.command(self.workdir), stdout=out, stderr=subprocess.STDOUT,
+                                         env={**os.environ, **self.env}, start_new_session=True)
+        self.started = time.time()
+
+    def wait(self) -> int:
+        """The run's exit status, once it has ended; a run past its deadline is stopped and fails the test."""
+        if self.proc is None:
+            pytest.skip(f"{self.fixture}: not started ({self.requires} not found)")
+        if self.returncode is None:
+            try:
+                self.returncode = self.proc.wait(timeout=max(0.0, self.started + self.timeout - time.time()))
+            except subprocess.TimeoutExpired:
+                self.stop()
+                raise AssertionError(f"{self.fixture} ran past {self.timeout:.0f} s and was stopped:\n"
+                                     f"{self.tail()}") from None
+        return self.returncode
+
+    def tail(self, chars: int = 6000) -> str:
+        return self.output.read_text(errors="replace")[-chars:] if self.output and self.output.exists() else ""
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)  # the run's whole process group: Snakemake and its jobs
+            self.proc.wait()
+
+
+RUNS: dict[str, Run] = {}
+
+
+def declare(fixture: str, timeout: float, requires: Path | None = None,
+            env: dict[str, str] | None = None) -> Callable[[Callable[[Path], list[str]]], Callable[[Path], list[str]]]:
+    """Declare the background run that the session fixture ``fixture`` waits for; decorates its command builder."""
+    def register(command: Callable[[Path], list[str]]) -> Callable[[Path], list[str]]:
+        if fixture in RUNS:
+            raise ValueError(f"a background run for fixture {fixture!r} is declared twice")
+        RUNS[fixture] = Run(fixture, command, timeout, requires, env or {})
+        return command
+    return register
+
+
+def start_needed(items: list[pytest.Item], tmp_path_factory: pytest.TempPathFactory) -> list[Run]:
+    """Start the declared runs whose fixture a selected test uses (directly or through another fixture)."""
+    needed = {name for item in items for name in getattr(item, "fixturenames", ())}
+    runs = [run for name, run in RUNS.items() if name in needed]
+    for run in runs:
+        run.start(tmp_path_factory)
+    return runs
+
+
+def wait(fixture: str) -> Run:
+    """The finished run of ``fixture`` (its exit status in ``returncode``, its folder in ``workdir``)."""
+    run = RUNS[fixture]
+    run.wait()
+    return run
