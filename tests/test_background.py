@@ -12,9 +12,10 @@ from tests import background
 
 @pytest.fixture
 def runs(monkeypatch):
-    monkeypatch.setattr(background, "RUNS", {})
-    yield background.RUNS
-    for run in background.RUNS.values():
+    declared: dict = {}  # this test's runs only: the session's own runs go on in the background
+    monkeypatch.setattr(background, "RUNS", declared)
+    yield declared
+    for run in declared.values():
         run.stop()
 
 
