@@ -3,6 +3,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import background
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA_ROOT = Path(os.environ.get("XLING_DATA_ROOT", ROOT.parent / "shared" / "data"))
 
@@ -20,8 +22,6 @@ def data_root() -> Path:
 @pytest.fixture(scope="session", autouse=True)
 def _background_runs(request, tmp_path_factory):
     """The long end-to-end runs the selected tests need, started before the first test (tests/background.py)."""
-    from tests import background
-
     runs = background.start_needed(request.session.items, tmp_path_factory)
     yield
     for run in runs:  # a run no test waited for to the end (a failed or interrupted session)

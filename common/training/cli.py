@@ -30,6 +30,7 @@ from common.config import load_experiment_config
 from common.data.manifest import load_manifest
 from common.distributed.collectives import rank
 from common.io import write_json
+from common.training.onednn import bound_primitive_cache
 from common.training.stopping import EXIT_RESUME
 from common.training.trainer import LaunchArguments, Trainer, TrainingArguments
 
@@ -94,6 +95,7 @@ def snapshotter(run: RunArguments, built: Built, resolved: dict[str, Any]) -> Ca
 
 def main(recipe: Recipe, argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    log.info("oneDNN primitive cache: %d entries", bound_primitive_cache())  # before the first matmul
     (run,) = HfArgumentParser(RunArguments).parse_args_into_dataclasses(args=argv)
     run.experiment = experiment = run.experiment or recipe.paper
     cfg = load_experiment_config(experiment, recipe.paper, run.scale)
