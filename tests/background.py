@@ -37,7 +37,6 @@ class Run:
     output: Path | None = None
     proc: subprocess.Popen[bytes] | None = None
     started: float = 0.0
-    returncode: int | None = None
 
     def start(self, tmp_path_factory: pytest.TempPathFactory) -> None:
         if self.proc is not None or (self.requires is not None and not self.requires.exists()):
@@ -53,14 +52,16 @@ class Run:
         """The run's exit status, once it has ended; a run past its deadline is stopped and fails the test."""
         if self.proc is None:
             pytest.skip(f"{self.fixture}: not started ({self.requires} not found)")
-        if self.returncode is None:
-            try:
-                self.returncode = self.proc.wait(timeout=max(0.0, self.started + self.timeout - time.time()))
-            except subprocess.TimeoutExpired:
-                self.stop()
-                raise AssertionError(f"{self.fixture} ran past {self.timeout:.0f} s and was stopped:\n"
-                                     f"{self.tail()}") from None
-        return self.returncode
+        try:  # returns at once for a run that has ended
+            return self.proc.wait(timeout=max(0.0, self.started + self.timeout - time.time()))
+        except subprocess.TimeoutExpired:
+            self.stop()
+            raise AssertionError(f"{self.fixture} ran past {self.timeout:.0f} s and was stopped:\n"
+                                 f"{self.tail()}") from None
+
+    @property
+    def returncode(self) -> int | None:
+        return self.proc.returncode if self.proc is not None else None
 
     def tail(self, chars: int = 6000) -> str:
         return self.output.read_text(errors="replace")[-chars:] if self.output and self.output.exists() else ""
