@@ -12,7 +12,8 @@ source's languages from the corpus manifest (``--group "ntrex128 alone"``,
         --steps 300 600 900 1200 --manifest corpus/manifest.json --group all --group "ntrex128 alone" \\
         --out figures/dap/calibration/dap_minus_tr
 
-writes ``<out>.md`` (a table: step, group, A, B, B - A, each seed's, interval, seeds, verdict), ``<out>.json``
+writes ``<out>.md``, ``.csv`` and ``.tex`` (a table: step, group, A, B, B - A, each seed's, interval, seeds, verdict),
+``<out>.json``
 and ``<out>.png``/``.pdf`` (B - A against steps, a panel per group, the interval as a band).
 """
 from __future__ import annotations
@@ -27,9 +28,9 @@ from typing import Any
 from common.data.manifest import load_manifest, source_languages
 from common.eval.results import read_result
 from common.eval.tasks import get_task
-from common.io import atomic_write, write_json
+from common.io import write_json
 from common.report.claims import ItemMetric, item_metric, paired_difference, verdict
-from common.report.tables import Table, to_markdown
+from common.report.tables import Table, write_table
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +107,7 @@ def gap_curve(task: str, a: Path, b: Path, steps: Sequence[int], groups: dict[st
 
 def table(points: list[GapPoint], task: str, label_a: str, label_b: str, name: str,
           notes: Sequence[str] = ()) -> Table:
-    """The points as a report table (:func:`common.report.tables.to_markdown` renders it); ``notes``: the paper's
+    """The points as a report table (:func:`common.report.tables.write_table` writes it); ``notes``: the paper's
     own difference, to stand beside ours."""
     rows: list[list[Any]] = [[f"{p.step:,}", p.group, p.a, p.b, p.diff, " / ".join(f"{x:.1f}" for x in p.per_seed),
                               f"[{p.lo:.1f}, {p.hi:.1f}]", p.seeds, p.verdict] for p in points]
@@ -153,8 +154,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     points = gap_curve(args.task, Path(dir_a), Path(dir_b), args.steps, groups, args.replicates)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(out.with_suffix(".md")) as f:
-        f.write(to_markdown(table(points, args.task, label_a, label_b, out.name, args.note)))
+    write_table(table(points, args.task, label_a, label_b, out.name, args.note), out.parent)
     write_json(out.with_suffix(".json"), {"task": args.task, "a": label_a, "b": label_b,
                                           "groups": groups, "points": [asdict(p) for p in points]})
     figure(points, args.task, label_a, label_b, out)
