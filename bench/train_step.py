@@ -18,7 +18,6 @@ phases (tokenisation, forward, backward, update): where the time of a step goes.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import tempfile
 import time
@@ -29,6 +28,7 @@ import torch
 from bench.results import Record, Row, setup_threads
 from bench.workloads import minilm_dir, pairs, vocabulary_words
 from common.io import write_json
+from common.training.metrics_log import read_metrics
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ def time_ours(examples: list[tuple[str, str]], batch: int, max_length: int, warm
     Trainer(model, [(a, b, 1) for a, b in examples], collate, args).train()
     if not (work / "metrics.jsonl").exists():  # another rank of a multi-process run: rank 0 has the clock
         return float("nan")
-    stamps = {r["step"]: r["elapsed_s"] for r in map(json.loads, (work / "metrics.jsonl").read_text().splitlines())}
+    stamps = {r["step"]: r["elapsed_s"] for r in read_metrics(work)}
     return (stamps[warmup + steps] - stamps[warmup]) / steps
 
 

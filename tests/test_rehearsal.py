@@ -19,6 +19,7 @@ import pytest
 
 from common.config import load_config
 from common.runs import saves_only
+from common.training.metrics_log import read_metrics
 from tests import background
 from tests.conftest import DATA_ROOT, ROOT
 
@@ -105,7 +106,7 @@ def test_the_rehearsed_time_limit_checkpoints_exits_and_resumes(rehearsal, paper
     log = (rehearsal / "logs" / "rehearsal" / paper / "train" / init / method / "seed1.log").read_text()
     assert f"resumed from step {limit['at']}" in log
     run = rehearsal / "results" / "rehearsal" / paper / "models" / init / method / "seed1"
-    steps = [json.loads(line)["step"] for line in (run / "metrics.jsonl").read_text().splitlines()]
+    steps = [r["step"] for r in read_metrics(run)]
     assert steps == sorted(set(steps)) and steps[-1] == load_config(paper, "rehearsal")["training"]["max_steps"]
     assert list((run / "tensorboard").glob("events.out.tfevents.*"))  # TensorBoard beside metrics.jsonl
 

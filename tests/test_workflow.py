@@ -12,6 +12,7 @@ import torch
 
 from common.io import sha256_file
 from common.models.embedder import load_embedder
+from common.training.metrics_log import read_metrics
 from tests import background
 from tests.conftest import DATA_ROOT, ROOT
 
@@ -151,8 +152,7 @@ def test_vmsst_smoke(smoke):
     bucc = json.loads((smoke / "results/smoke/vmsst/eval/l2/vmsst/seed1/bucc@ratio-k4-oracle.json").read_text())
     assert bucc["scores"]["tune_split"] == bucc["scores"]["test_split"] == "test"
     assert bucc["scores"]["main_score"] == pytest.approx(bucc["scores"]["tune"]["f1"])
-    log = [json.loads(line) for line in (smoke / "results/smoke/vmsst/models/l2/vmsst/seed1/metrics.jsonl")
-           .read_text().splitlines()]
+    log = read_metrics(smoke / "results/smoke/vmsst/models/l2/vmsst/seed1")
     # min(1, t / anneal_steps), t = the updates made before this one: the record of update 5 logs t = 4
     assert [r["kl_weight"] for r in log][:2] == pytest.approx([4 / 200, 9 / 200])
 
@@ -176,8 +176,7 @@ def test_hictl_smoke(smoke):
     t1 = (fig / "table1_xtreme.md").read_text()
     assert "| zero-shot, scratch | ours: HICTL + Hns | ours |" in t1 and "| translate-train-all | + Hns | paper |" in t1
     assert "no data for PAWS-X, POS, NER, MLQA, TyDiQA at this scale" in t1
-    log = [json.loads(line) for line in (smoke / "results/smoke/hictl/models/scratch/hictl_hns/seed1/metrics.jsonl")
-           .read_text().splitlines()]
+    log = read_metrics(smoke / "results/smoke/hictl/models/scratch/hictl_hns/seed1")
     assert log[0]["p_avg"] > 0 and {"loss_lm", "loss_sentence", "loss_word"} <= set(log[-1])  # eq. 9's terms
     tsne = json.loads((smoke / "results/smoke/hictl/eval/scratch/hictl_hns/seed1/hictl-tsne.json").read_text())
     assert len(tsne["scores"]["points"]) == 5 * 10 * 6  # 5 languages x 10 sets x 6 sentences

@@ -61,8 +61,18 @@ def columns(ctx: ReportContext, nmt: dict[str, Any] | None) -> list[str]:
     return [*ctx.cfg["tasks"], *([nmt_column(nmt)] if nmt else [])]
 
 
-def scores(ctx: ReportContext, nmt: dict[str, Any] | None) -> Scores:
-    """row (method, or the NMT column's random-init model) -> column -> cell; ``NOT_RUN`` where a row has no run."""
+def nmt_results(ctx: ReportContext, nmt: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """The NMT column's result file of each row that has a run (the config's systems), read once for the table's
+    cells and its scoring note."""
+    if not nmt:
+        return {}
+    return {row: read_json(lbnmt.translation(nmt, row).path(str(ctx.results)))
+            for row in nmt["settings"][lbnmt.SETTING]["systems"]}
+
+
+def scores(ctx: ReportContext, nmt: dict[str, Any] | None, runs: dict[str, dict[str, Any]]) -> Scores:
+    """row (method, or the NMT column's random-init model) -> column -> cell; ``NOT_RUN`` where a row has no run.
+    ``runs``: the NMT result files (:func:`nmt_results`)."""
     out: Scores = {}
     init = ctx.store.registry.inits()[0]
     for m in ctx.cfg["methods"]:
@@ -74,15 +84,12 @@ def scores(ctx: ReportContext, nmt: dict[str, Any] | None) -> Scores:
             seeds = ctx.store.scores(m, t, init)
             out[m][t] = cell(t, seeds), [s["main_score"] for s in seeds]
     if nmt:
-        col, systems = nmt_column(nmt), nmt["settings"][lbnmt.SETTING]["systems"]
-        if nmtplan.RANDOM in systems:
+        col = nmt_column(nmt)
+        if nmtplan.RANDOM in runs:
             out[nmtplan.RANDOM] = {t: NOT_RUN for t in ctx.cfg["tasks"]}
         for row in out:
-            if row not in systems:
-                out[row][col] = NOT_RUN
-                continue
-            result = read_json(lbnmt.translation(nmt, row).path(str(ctx.results)))
-            out[row][col] = bleu_cell(result), [result["main_score"]]
+            result = runs.get(row)
+            out[row][col] = NOT_RUN if result is None else (bleu_cell(result), [result["main_score"]])
     return out
 
 
@@ -95,13 +102,12 @@ def bleu_cell(result: dict[str, Any]) -> Difference:
     return interval([metric])
 
 
-def scoring(ctx: ReportContext, nmt: dict[str, Any]) -> str:
+def scoring(runs: dict[str, dict[str, Any]]) -> str:
     """How the NMT column was scored: each sacreBLEU signature (its tokenizer follows the target language, its case
-    the benchmark: common/nmt/bleu.py) and the case's reason, as the runs' result files record them."""
+    the benchmark: common/nmt/bleu.py) and the case's reason, as the runs' result files (``runs``) record them."""
     sigs: dict[str, list[str]] = {}
     cases: set[str] = set()
-    for row in nmt["settings"][lbnmt.SETTING]["systems"]:
-        result = read_json(lbnmt.translation(nmt, row).path(str(ctx.results)))
+    for row, result in runs.items():
         sigs.setdefault(result["sacrebleu"]["signature"], []).append(label(row))
         cases.add(result.get("case", "cased"))
     text = "sacreBLEU signature" + ("s: " if len(sigs) > 1 else ": ")
@@ -113,7 +119,7 @@ def label(row: str) -> str:
     return "random-init Transformer (NMT only)" if row == nmtplan.RANDOM else METHODS[row].label
 
 
-def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None) -> Table:
+def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None, runs: dict[str, dict[str, Any]]) -> Table:
     cols = columns(ctx, nmt)
     rows = []
     for m, per_col in values.items():
@@ -150,7 +156,7 @@ def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None) -> Tab
                      f"frozen, stage 2 all parameters) of each method's seed-{nmt['encoder_seed']} encoder; one NMT "
                      "run per method, its interval over the test sentences only. The random-init row (where there is "
                      f"one) trains the same shape from scratch. {NOT_RUN}: no NMT run for the method at this scale "
-                     "(the config's systems). " + scoring(ctx, nmt))
+                     "(the config's systems). " + scoring(runs))
         if (cap := nmtplan.max_len(nmt)) != nmtplan.FAIRSEQ_MAX_LEN:
             notes.append(f"Decoding: outputs capped at {cap[0]:g} x source length + {cap[1]:g} tokens (nmt.max_len; "
                          "fairseq's default is 200 tokens).")
@@ -186,8 +192,9 @@ def figure(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None, out: 
 
 def build(ctx: ReportContext) -> tuple[list[Table | TableSpec], dict[str, Figure]]:
     nmt = lbnmt.nmt_config(ctx.cfg)
-    values = scores(ctx, nmt)
-    return [table(ctx, values, nmt)], {"leaderboard": lambda out: figure(ctx, values, nmt, out)}
+    runs = nmt_results(ctx, nmt)
+    values = scores(ctx, nmt, runs)
+    return [table(ctx, values, nmt, runs)], {"leaderboard": lambda out: figure(ctx, values, nmt, out)}
 
 
 def options(p: argparse.ArgumentParser) -> None:

@@ -39,6 +39,7 @@ import torch
 from common import requirements
 from common.config import papers
 from common.io import atomic_write, write_json
+from common.training.metrics_log import read_metrics
 
 if TYPE_CHECKING:
     from transformers import BertForMaskedLM
@@ -117,7 +118,7 @@ def trainer_check(precision: str, work: Path) -> Check:
     straight = _run(work / f"{precision}-straight", precision, 8)
     stopped = _run(work / f"{precision}-resumed", precision, 8, stop_at=4)
     resumed = _run(work / f"{precision}-resumed", precision, 8)
-    rows = [json.loads(line) for line in (work / f"{precision}-straight" / "metrics.jsonl").read_text().splitlines()]
+    rows = read_metrics(work / f"{precision}-straight")
     losses = [r["loss"] for r in rows]
     equal = straight["params"].keys() == resumed["params"].keys() and all(
         torch.equal(straight["params"][k], resumed["params"][k]) for k in straight["params"])
@@ -149,8 +150,7 @@ def _training_figures(results: Path) -> dict[str, Any]:
     steps, peaks = [], []
     logs = list(results.rglob("models/**/metrics.jsonl"))
     for path in logs:
-        rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-        rows = [r for r in rows if "elapsed_s" in r]
+        rows = [r for r in read_metrics(path) if "elapsed_s" in r]
         steps += [(b["elapsed_s"] - a["elapsed_s"]) / (b["step"] - a["step"])
                   for a, b in zip(rows, rows[1:]) if b["step"] > a["step"] and b["elapsed_s"] > a["elapsed_s"]]
         peaks += [r.get("peak_memory_mb", 0.0) for r in rows]

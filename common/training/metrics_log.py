@@ -4,20 +4,25 @@ evaluation scores that ``python -m common.eval --tensorboard`` adds under ``eval
 ``tensorboard --logdir <results_root>/paper/<paper>/models`` (docs/cluster.md, "Watching a run").
 
 Rank 0 writes. On resume from step N, lines after N are dropped from ``metrics.jsonl`` and TensorBoard is told to
-purge events after N (``purge_step``), so both read as one uninterrupted run.
+purge events after N (``purge_step``), so both read as one uninterrupted run. Everything that reads the log back
+(reports, the rehearsal's acceptance, the benchmarks) goes through :func:`read_metrics`.
 """
 from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
-
+from common.io import DataFormatError
 from common.rss import peak_rss_bytes
 
+if TYPE_CHECKING:  # torch is imported where it is used: a report that reads the log back does not pay for it
+    import torch
+
 log = logging.getLogger(__name__)
+FILE = "metrics.jsonl"
 # keys whose values depend on the machine and its load, not on the run's arithmetic (tests compare the rest)
 VOLATILE = ("elapsed_s", "examples_per_s", "peak_memory_mb")
 
@@ -25,13 +30,15 @@ VOLATILE = ("elapsed_s", "examples_per_s", "peak_memory_mb")
 def peak_memory_mb(device: torch.device) -> float:
     """Peak memory of this rank: allocated on its GPU, or the process's resident set on the CPU."""
     if device.type == "cuda":
+        import torch
+
         return float(torch.cuda.max_memory_allocated(device) / 2**20)
     return peak_rss_bytes() / 2**20  # VmHWM: ru_maxrss would start at the launching process's peak
 
 
 class MetricsLog:
     def __init__(self, out: Path, enabled: bool, tensorboard: bool = True):
-        self.path = out / "metrics.jsonl"
+        self.path = out / FILE
         self.enabled = enabled
         self.tb_dir = out / "tensorboard" if tensorboard else None
         self.writer = None
@@ -41,8 +48,8 @@ class MetricsLog:
         if not self.enabled:
             return
         if step and self.path.exists():
-            keep = [l for l in self.path.read_text(encoding="utf-8").splitlines() if json.loads(l)["step"] <= step]
-            self.path.write_text("".join(l + "\n" for l in keep), encoding="utf-8")
+            keep = [r for r in read_metrics(self.path) if r["step"] <= step]
+            self.path.write_text("".join(json.dumps(r) + "\n" for r in keep), encoding="utf-8")
         if self.tb_dir is not None:
             from torch.utils.tensorboard import SummaryWriter
 
@@ -63,6 +70,30 @@ class MetricsLog:
         if self.writer is not None:
             self.writer.close()
             self.writer = None
+
+
+def read_metrics(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The records of a run's log in the order written: ``path`` is the run's folder or its ``metrics.jsonl``.
+
+    Blank lines are skipped; a line that is not a JSON object with an integer ``"step"`` raises a
+    :class:`~common.io.DataFormatError` naming the file and the line.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / FILE
+    records = []
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise DataFormatError(path, lineno, f"not a JSON line ({e.msg})") from None
+            if not isinstance(record, dict) or not isinstance(record.get("step"), int):
+                raise DataFormatError(path, lineno, 'expected a JSON object with an integer "step"')
+            records.append(record)
+    return records
 
 
 def write_eval_scores(tb_dir: str | Path, step: int, task: str, scores: dict[str, Any]) -> None:

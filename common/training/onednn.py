@@ -17,6 +17,7 @@ import os
 
 VARIABLE = "ONEDNN_PRIMITIVE_CACHE_CAPACITY"
 CAPACITY = 64
+ONEDNN_DEFAULT = 1024  # what oneDNN uses when nothing sets the variable
 
 
 def bound_primitive_cache(capacity: int = CAPACITY) -> int:

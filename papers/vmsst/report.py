@@ -8,7 +8,6 @@ training), a ``claims`` table (sections 6.5 and 7.4, with 95 % intervals over se
 """
 from __future__ import annotations
 
-import json
 from functools import partial
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from common.report.context import ReportContext
 from common.report.figures import plt, save
 from common.report.results import stat
 from common.report.tables import Table, departures_note, leakage_note
+from common.training.metrics_log import read_metrics
 from papers.vmsst.claims import declare
 from papers.vmsst.names import LABEL
 from papers.vmsst.runs import TABLE6, TASKS, registry
@@ -317,8 +317,7 @@ def claims(ctx: ReportContext) -> Table:
 
 def training_figure(ctx: ReportContext, out: Path) -> list[Path]:
     init = next(iter(ctx.cfg["encoders"]))
-    log = ctx.results / "models" / init / "vmsst" / f"seed{ctx.cfg['seeds'][0]}" / "metrics.jsonl"
-    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    rows = read_metrics(ctx.results / "models" / init / "vmsst" / f"seed{ctx.cfg['seeds'][0]}")
     steps = [r["step"] for r in rows]
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(9, 3.2), layout="constrained")
     for key, label in (("loss_translation", "translation terms"), ("loss_reconstruction", "reconstruction (ELBO)"),

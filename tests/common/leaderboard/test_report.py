@@ -46,10 +46,10 @@ def test_the_na_note_appears_only_where_a_cell_is_na():
                                "training": {"max_steps": 10, "global_batch_size": 4},
                                "tasks": ["tatoeba@cosine", "xnli@zero-shot"]})
     d = cell("tatoeba@cosine", [tatoeba("11", "11", 100.0)])
-    with_na = table(ctx, {"tr": {"tatoeba@cosine": (d, [100.0]), "xnli@zero-shot": None}}, None)
+    with_na = table(ctx, {"tr": {"tatoeba@cosine": (d, [100.0]), "xnli@zero-shot": None}}, None, {})
     assert any(n.startswith("n/a:") for n in with_na.notes) and with_na.rows[0][4:] == ["n/a"] * 3
     ctx.cfg["tasks"] = ["tatoeba@cosine"]
-    without = table(ctx, {"tr": {"tatoeba@cosine": (d, [100.0])}}, None)
+    without = table(ctx, {"tr": {"tatoeba@cosine": (d, [100.0])}}, None, {})
     assert not any(n.startswith("n/a:") for n in without.notes)
     assert without.rows == [["TR (in-batch translation ranking)", 100.0, "[100.0, 100.0]", "100.0"]]
 
@@ -67,11 +67,11 @@ def test_the_leaderboard_states_no_verdict_and_says_why():
     ctx = SimpleNamespace(scale="mini", manifest={"leakage": {"dropped_total": 3}},
                           cfg={**cfg, "tasks": ["tatoeba@cosine"]})
     d = cell("tatoeba@cosine", [tatoeba("11", "11", 100.0)] * len(cfg["seeds"]))
-    notes = table(ctx, {"tr": {"tatoeba@cosine": (d, [100.0] * len(cfg["seeds"]))}}, None).notes
+    notes = table(ctx, {"tr": {"tatoeba@cosine": (d, [100.0] * len(cfg["seeds"]))}}, None, {}).notes
     assert notes[-1].startswith("No verdicts: the leaderboard describes, it does not rank; each paper's claims")
     assert notes[-1].endswith(f"needs at least 5 seeds (here {len(cfg['seeds'])}).")
     ctx.scale = "paper"  # days-long runs: the reason for small scales does not apply
-    paper = table(ctx, {"tr": {"tatoeba@cosine": (d, [100.0] * len(cfg["seeds"]))}}, None).notes[-1]
+    paper = table(ctx, {"tr": {"tatoeba@cosine": (d, [100.0] * len(cfg["seeds"]))}}, None, {}).notes[-1]
     assert paper.startswith("No verdicts") and "minutes" not in paper
 
 
@@ -82,7 +82,7 @@ def test_the_nmt_note_gives_each_sacrebleu_signature_and_the_case(tmp_path):
 
     from common.io import write_json
     from common.leaderboard import nmt as lbnmt
-    from common.leaderboard.report import scoring
+    from common.leaderboard.report import nmt_results, scoring
     from common.nmt import plan
 
     nmt = {"settings": {lbnmt.SETTING: {"finetune": ["de-en"], "systems": ["dap", plan.RANDOM],
@@ -93,10 +93,10 @@ def test_the_nmt_note_gives_each_sacrebleu_signature_and_the_case(tmp_path):
         path.parent.mkdir(parents=True, exist_ok=True)
         write_json(path, {"sacrebleu": {"signature": sig}, "case": "lower-cased: the model's vocabulary is uncased"})
     ctx = SimpleNamespace(results=tmp_path)
-    assert scoring(ctx, nmt) == (f"sacreBLEU signature: {sig}; case: lower-cased: the model's vocabulary is "
-                                 "uncased.")
+    assert scoring(nmt_results(ctx, nmt)) == (f"sacreBLEU signature: {sig}; case: lower-cased: the model's "
+                                              "vocabulary is uncased.")
     write_json(tmp_path / lbnmt.translation(nmt, plan.RANDOM).path(str(tmp_path)),
                {"sacrebleu": {"signature": sig.replace("13a", "zh")}})
-    two = scoring(ctx, nmt)
+    two = scoring(nmt_results(ctx, nmt))
     assert two.startswith(f"sacreBLEU signatures: {sig} (DAP") and "tok:zh" in two and two.endswith(
         "case: cased; lower-cased: the model's vocabulary is uncased.")

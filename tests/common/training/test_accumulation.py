@@ -1,11 +1,11 @@
 """Micro-batches with accumulated gradients (``training.micro_batch_per_gpu``, common/training/trainer.py): a step
 split in micro-batches takes the optimizer step of the whole batch (against plain SGD on the whole batch), only for
 a model whose loss is a mean over its examples, and shapes that do not divide are errors naming the numbers."""
-import json
 
 import pytest
 import torch
 
+from common.training.metrics_log import read_metrics
 from common.training.trainer import Trainer, TrainingArguments, accumulation_steps
 from tests.common.training.test_precision import Tiny
 
@@ -47,7 +47,7 @@ def test_micro_batches_take_the_whole_batchs_step(tmp_path):
     for (name, p), q in zip(trainer.unwrap().named_parameters(), ref.parameters()):
         assert torch.allclose(p, q, atol=1e-6, rtol=0), name
     # the logged loss is the mean over the step's micro-batches: the whole batch's loss
-    logged = [json.loads(line)["loss"] for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    logged = [r["loss"] for r in read_metrics(tmp_path)]
     assert logged == pytest.approx(losses, abs=1e-5)
 
 

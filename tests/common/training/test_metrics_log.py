@@ -1,9 +1,11 @@
 """TensorBoard events beside metrics.jsonl: the logged scalars at their steps, purged after the step a run resumes
 from, and evaluation scores under eval/."""
+import pytest
 import torch
 from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-from common.training.metrics_log import write_eval_scores
+from common.io import DataFormatError
+from common.training.metrics_log import read_metrics, write_eval_scores
 from common.training.trainer import Trainer, TrainingArguments
 from tests.common.training.test_precision import EXAMPLES, Tiny, collate
 
@@ -39,3 +41,14 @@ def test_logged_scalars_are_detached_and_moved_to_the_training_device():
                          torch.device("meta"))
     assert sorted(got) == ["kl_weight", "loss"]
     assert all(v.device.type == "meta" and not v.requires_grad for v in got.values())
+
+
+def test_read_metrics_reads_a_folder_or_its_file_and_names_the_bad_line(tmp_path):
+    (tmp_path / "metrics.jsonl").write_text('{"step": 1, "loss": 2.5}\n\n{"step": 2, "loss": 2.25}\n')
+    assert read_metrics(tmp_path) == read_metrics(tmp_path / "metrics.jsonl") == [
+        {"step": 1, "loss": 2.5}, {"step": 2, "loss": 2.25}]  # the blank line is skipped
+    for bad, why in (('{"step": 3, "loss": 2.', "not a JSON line"), ('{"loss": 2.0}', 'integer "step"'),
+                     ('[3, 2.0]', 'integer "step"')):
+        (tmp_path / "metrics.jsonl").write_text('{"step": 1, "loss": 2.5}\n\n' + bad + "\n")
+        with pytest.raises(DataFormatError, match=f"metrics.jsonl:3: .*{why}"):
+            read_metrics(tmp_path)

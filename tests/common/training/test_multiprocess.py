@@ -1,7 +1,6 @@
 """The trainer with world size 2 (our launcher, DeepSpeed's and torchrun; gloo on CPU) against world size 1 on the
 same global batch: equal losses and parameters (tolerance: float summation order, 1e-4 relative on losses,
 1e-4 absolute on parameters), checkpoints that resume in either world size, ZeRO stages 1 and 2."""
-import json
 import os
 import subprocess
 import sys
@@ -11,6 +10,7 @@ import pytest
 import torch
 
 from common.distributed.env import free_port
+from common.training.metrics_log import read_metrics
 
 pytestmark = [pytest.mark.distributed, pytest.mark.slow]  # several launcher starts each: run by .ci/run
 WORKER = Path(__file__).with_name("_dist_worker.py")
@@ -38,7 +38,7 @@ def run(out: Path, *args, nproc: int = 1, zero: int = 0, launcher: str = "launch
 
 
 def losses(out: Path) -> list[float]:
-    return [json.loads(l)["loss"] for l in (out / "run" / "metrics.jsonl").read_text().splitlines()]
+    return [r["loss"] for r in read_metrics(out / "run")]
 
 
 def final(out: Path) -> dict:
@@ -69,8 +69,7 @@ def test_checkpoint_resumes_in_either_world_size(straight, tmp_path, first, seco
     partition them per rank, so they resume in the same world size (tested with stage 2)."""
     run(tmp_path, 8, 4, 5, nproc=first, zero=zero)  # killed after step 5; checkpoint at step 4
     run(tmp_path, 8, 4, nproc=second, zero=zero)
-    assert [json.loads(l)["step"]
-            for l in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()] == list(range(1, 9))
+    assert [r["step"] for r in read_metrics(tmp_path / "run")] == list(range(1, 9))
     assert losses(tmp_path) == pytest.approx(losses(straight), rel=1e-4)
     assert same(final(tmp_path), final(straight))
 

@@ -1,7 +1,6 @@
 """The precision policy and the optimizer x ZeRO rule (common/precision.py): names outside the policy and
 forbidden combinations are config errors naming the key; bf16 trains with fp32 weights and saves fp32; Adafactor
 under the trainer takes exactly the steps of plain ``torch.optim.Adafactor``."""
-import json
 
 import pytest
 import torch
@@ -9,6 +8,7 @@ from torch import nn
 
 from common.config import SCALES, ConfigError, load_config, validate
 from common.precision import PRECISIONS, training_problems
+from common.training.metrics_log import read_metrics
 from common.training.trainer import Trainer, TrainingArguments
 from tests.conftest import ROOT
 
@@ -81,8 +81,7 @@ def test_bf16_trains_with_fp32_weights_and_saves_fp32(tmp_path):
         tensorboard=False))
     fp32.train()
     # autocast was on (bf16 matmuls round differently), and changed the losses little
-    losses = [[json.loads(l)["loss"] for l in (d / "metrics.jsonl").read_text().splitlines()]
-              for d in (tmp_path, tmp_path / "fp32")]
+    losses = [[r["loss"] for r in read_metrics(d)] for d in (tmp_path, tmp_path / "fp32")]
     assert losses[0] != losses[1] and losses[0] == pytest.approx(losses[1], rel=0.02)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from common.training.metrics_log import VOLATILE
+from common.training.metrics_log import VOLATILE, read_metrics
 
 WORKER = Path(__file__).with_name("_resume_worker.py")
 
@@ -28,7 +28,7 @@ def test_exact_resume(tmp_path):
     a = torch.load(tmp_path / "straight" / "final.pt", weights_only=True)
     b = torch.load(tmp_path / "killed" / "final.pt", weights_only=True)
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
-    log = lambda d: [json.loads(l) for l in (tmp_path / d / "run" / "metrics.jsonl").read_text().splitlines()]
+    log = lambda d: read_metrics(tmp_path / d / "run")
     strip = lambda rows: [{k: v for k, v in r.items() if k not in VOLATILE} for r in rows]
     assert strip(log("straight")) == strip(log("killed"))
     assert [r["step"] for r in log("killed")] == list(range(1, 13))

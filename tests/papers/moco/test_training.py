@@ -1,6 +1,5 @@
 """MoCo-BERT through the real trainer: 2 gloo processes equal 1 process (queues, loss,
 parameters), and a killed run resumes exactly (queues and momentum encoders included)."""
-import json
 import os
 import subprocess
 import sys
@@ -10,6 +9,7 @@ import pytest
 import torch
 
 from common.distributed.env import free_port
+from common.training.metrics_log import read_metrics
 
 WORKER = Path(__file__).with_name("_moco_worker.py")
 
@@ -24,7 +24,7 @@ def run(out: Path, *args, nproc: int = 1, precision: str = "fp32") -> None:
 
 
 def losses(out: Path) -> list[float]:
-    return [json.loads(l)["loss"] for l in (out / "run" / "metrics.jsonl").read_text().splitlines()]
+    return [r["loss"] for r in read_metrics(out / "run")]
 
 
 @pytest.mark.slow
