@@ -7,7 +7,16 @@
 * ``fp16`` -- the V100 option: fp32 master weights, ``torch.autocast(float16)`` and dynamic loss scaling
   (DeepSpeed's ``torch.amp.GradScaler``, which it runs only without ZeRO: ``deepspeed/runtime/engine.py``,
   ``torch_autocast_z0_gradscaler``), so ``fp16`` requires ``zero_stage: 0``.
-* ``fp32`` -- no autocast (the CPU scales: bf16 autocast on a CPU without AMX only changes the numbers).
+* ``fp32`` -- no autocast (the smoke scale).
+
+bf16 on a CPU (:func:`run_precision`): the mini configs ask for ``bf16``, which is fast on a CPU whose oneDNN runs
+bf16 with its own instructions (AVX-512 or AMX; the Intel Xeon that made the committed mini tables) and slow where
+oneDNN has to emulate it. On a 2-core AMD EPYC with AVX2 only (one thread): a 2,048 x 384 by 384 x 13,430 matmul
+took 2.61 s in bf16 against 0.47 s in fp32 (5.5x), and a VMSST mini step (2 layers, its compiled 13k-piece decoder
+softmax) 60-64 s against 3.25 s (~19x; 0.9-1.0 s in bf16 on the Intel Xeon). So at the CPU scales (smoke, mini) a
+``bf16`` job on such a CPU runs in fp32 and says so in its log; its resolved config (``training_args.json``, a
+result's ``config.precision``) records fp32. The paper scales keep bf16 wherever they run: the rehearsal exists to
+run the paper's arithmetic path on a CPU, and its widths are tiny.
 
 Weights stay fp32 in every mode (autocast casts per operation), so MoCo-BERT's momentum encoders and queues keep
 fp32 state and saved models and checkpoints hold fp32 weights. DeepSpeed's own ``fp16`` / ``bf16`` modes, which
@@ -21,10 +30,16 @@ optimizers (``zero_allow_untested_optimizer``) stays on.
 """
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
+log = logging.getLogger(__name__)
+
 PRECISIONS = ("bf16", "fp16", "fp32")
+# the scales whose jobs keep bf16 on a CPU that emulates it (common.config.PAPER_SCALES; not imported, to keep this
+# module free of the config's imports)
+KEEP_BF16_SCALES = ("paper", "rehearsal")
 # names the configs used before the policy: refused with a pointer to the policy's name
 RENAMED = {"amp_bf16": "bf16", "amp_fp16": "fp16"}
 
@@ -44,6 +59,28 @@ def training_problems(training: Mapping[str, Any]) -> list[str]:
         out.append(f"optimizer: 'adafactor' needs zero_stage 0 (ZeRO would hand it flat 1-D partitions, so its "
                    f"factored second moments would be statistics of slices, not of matrices); zero_stage is {zero}")
     return out
+
+
+def cpu_runs_bf16_natively() -> bool:
+    """Whether oneDNN runs bf16 matmuls with the CPU's own instructions (its check: AVX-512 or AMX)."""
+    import torch
+
+    return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+
+
+def run_precision(precision: str, scale: str, device_type: str | None = None) -> str:
+    """The precision a job of ``scale`` runs at on ``device_type`` (default: CUDA if present, else the CPU):
+    ``precision``, except ``bf16`` at a CPU scale on a CPU that emulates it, which runs ``fp32`` (module docstring).
+    """
+    import torch
+
+    device_type = device_type or ("cuda" if torch.cuda.is_available() else "cpu")
+    if (precision == "bf16" and device_type == "cpu" and scale not in KEEP_BF16_SCALES
+            and not cpu_runs_bf16_natively()):
+        log.warning("this CPU emulates bf16 (oneDNN: no AVX-512 or AMX), so this %s-scale job runs in fp32 "
+                    "(common/precision.py)", scale)
+        return "fp32"
+    return precision
 
 
 def deepspeed_precision(precision: str) -> dict[str, Any]:

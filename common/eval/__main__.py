@@ -23,6 +23,7 @@ from common.eval.results import write_result
 from common.eval.tasks import TASKS, EvalContext, evaluate, get_task, load_tasks
 from common.io import read_json
 from common.models.embedder import read_embedder_meta
+from common.precision import run_precision
 from common.training.metrics_log import write_eval_scores
 
 log = logging.getLogger("common.eval")
@@ -57,6 +58,7 @@ def main(argv: list[str] | None = None) -> None:
     tasks = [get_task(t) for t in a.task]  # unknown ids fail before any work
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
     meta = read_embedder_meta(a.model_dir)
+    a.precision = run_precision(a.precision, a.scale)
     ctx = EvalContext(model_dir=Path(a.model_dir), manifest=load_manifest(a.corpus), scale=a.scale, seed=a.seed,
                       batch_size=a.batch_size, precision=a.precision, cache=len(tasks) > 1)
     for task in tasks:

@@ -39,6 +39,7 @@ from common.io import read_lines, write_json, write_lines
 from common.nmt import plan as nmtplan
 from common.nmt.embedder import save_fairseq_encoder_meta
 from common.nmt.plan import FAIRSEQ_MAX_LEN
+from common.precision import run_precision
 
 log = logging.getLogger(__name__)
 PLUGIN = Path(__file__).parent / "fairseq_plugin"
@@ -310,6 +311,8 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description="HICTL's two-stage NMT fine-tuning (common/nmt/recipe.py)")
     p.add_argument("command", choices=("stage1", "stage2", "baseline", "translate"))
     p.add_argument("--settings", help="JSON of NMTSettings fields")
+    p.add_argument("--scale", help="the job's scale: bf16 on a CPU that emulates it runs fp32 at the CPU scales "
+                                   "(common.precision.run_precision)")
     p.add_argument("--data", required=True, help="the setting's data folder (common.nmt.data)")
     p.add_argument("--encoder")
     p.add_argument("--stage1")
@@ -320,6 +323,8 @@ def main(argv: list[str] | None = None) -> None:
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     s = NMTSettings.from_config(json.loads(a.settings or "{}"))
+    if s.bf16 and a.scale:
+        s.bf16 = run_precision("bf16", a.scale) == "bf16"
     data = Path(a.data)
     if a.command == "stage1":
         stage1(s, data, Path(a.encoder), Path(a.save_dir))

@@ -30,6 +30,7 @@ from common.config import load_experiment_config
 from common.data.manifest import load_manifest
 from common.distributed.collectives import rank
 from common.io import write_json
+from common.precision import run_precision
 from common.training.onednn import bound_primitive_cache
 from common.training.stopping import EXIT_RESUME
 from common.training.trainer import LaunchArguments, Trainer, TrainingArguments
@@ -103,6 +104,7 @@ def main(recipe: Recipe, argv: list[str] | None = None) -> None:
         raise SystemExit(f"unknown --init {run.init!r}; the {experiment} {run.scale} config defines "
                          f"{sorted(cfg['encoders'])}")
     t = cfg["training"]
+    t["precision"] = run_precision(t.get("precision", "fp32"), run.scale)  # what ran, in the saved config too
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", t.get("threads", 1))))
     manifest = load_manifest(run.corpus)
     examples = recipe.examples(cfg, run, manifest)

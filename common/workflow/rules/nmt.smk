@@ -75,6 +75,7 @@ rule nmt_stage1:
         system=f"(?!{nmtplan.RANDOM}$)[^/]+",
     params:
         settings=lambda wc: nmt_settings_json(wc.setting, wc.system),
+        scale=SCALE,
         encoder=lambda wc: nmt_encoder_dir(wc.setting, wc.system),
         save=lambda wc, output: str(Path(output[0]).parent),
     threads: TRAIN.get("threads", 1)
@@ -88,7 +89,7 @@ rule nmt_stage1:
     benchmark:
         P.bench("nmt/{setting}/{system}/stage1")
     shell:
-        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe stage1 --settings '{params.settings}' "
+        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe stage1 --settings '{params.settings}' --scale {params.scale} "
         "--data {input.data}/stage1 --encoder {params.encoder} --save-dir {params.save} > {log} 2>&1"
 
 
@@ -101,6 +102,7 @@ rule nmt_stage2:
         f"{NMT_ROOT}/nmt/{{setting}}/{{system}}/stage2/{{pair}}/done.json",
     params:
         settings=lambda wc: nmt_settings_json(wc.setting, wc.system, wc.pair),
+        scale=SCALE,
         encoder=lambda wc: nmt_encoder_dir(wc.setting, wc.system),
         save=lambda wc, output: str(Path(output[0]).parent),
         stage1=lambda wc, input: str(Path(input.stage1).parent),
@@ -115,7 +117,7 @@ rule nmt_stage2:
     benchmark:
         P.bench("nmt/{setting}/{system}/stage2/{pair}")
     shell:
-        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe stage2 --settings '{params.settings}' "
+        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe stage2 --settings '{params.settings}' --scale {params.scale} "
         "--data {input.data}/{wildcards.pair} --encoder {params.encoder} --stage1 {params.stage1} "
         "--save-dir {params.save} > {log} 2>&1"
 
@@ -140,6 +142,7 @@ rule nmt_random:
         f"{NMT_ROOT}/nmt/{{setting}}/{nmtplan.RANDOM}/{{pair}}/done.json",
     params:
         settings=lambda wc: nmt_settings_json(wc.setting, nmtplan.RANDOM, wc.pair),
+        scale=SCALE,
         arch=lambda wc: nmt_encoder_dir(wc.setting, nmt_shape_system(wc.setting)) if nmt_random_shape(wc) else "none",
         save=lambda wc, output: str(Path(output[0]).parent),
     threads: TRAIN.get("threads", 1)
@@ -153,7 +156,7 @@ rule nmt_random:
     benchmark:
         P.bench("nmt/{setting}/random/{pair}")
     shell:
-        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe baseline --settings '{params.settings}' "
+        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe baseline --settings '{params.settings}' --scale {params.scale} "
         "--data {input.data}/{wildcards.pair} --encoder {params.arch} --save-dir {params.save} > {log} 2>&1"
 
 
