@@ -108,6 +108,19 @@ def iter_lines(path: str | os.PathLike[str], *, strip_cr: bool = True) -> Iterat
             yield text
 
 
+def iter_json_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any]]:
+    """(1-based line number, parsed value) of each non-blank line of a JSON-lines file (UTF-8, optionally gzipped);
+    a line that is not JSON raises :class:`DataFormatError` naming the file and the line. The caller checks each
+    value's shape and names the line the same way."""
+    for lineno, line in enumerate(iter_lines(path), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield lineno, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataFormatError(path, lineno, f"invalid JSON ({exc.msg})") from None
+
+
 def read_lines(path: str | os.PathLike[str], *, strip_cr: bool = True) -> list[str]:
     """A UTF-8 text file (optionally gzipped) as a list of lines without newlines (:func:`iter_lines`)."""
     return list(iter_lines(path, strip_cr=strip_cr))

@@ -4,23 +4,16 @@
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from common.io import DataFormatError, iter_lines
+from common.io import DataFormatError, iter_json_lines
 
 
 def iter_questions(path: str | Path) -> Iterator[dict[str, Any]]:
     """The records of a JSON-lines question file, streamed; a malformed line is an error naming file and line."""
-    for lineno, line in enumerate(iter_lines(path), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataFormatError(path, lineno, f"invalid JSON ({exc.msg})") from None
+    for lineno, rec in iter_json_lines(path):
         if not isinstance(rec, dict) or not {"id", "question", "answers"} <= rec.keys() or not rec["answers"]:
             raise DataFormatError(path, lineno, "expected {'id', 'question', 'answers': [...]} with an answer")
         yield rec

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from common.io import DataFormatError
+from common.io import DataFormatError, iter_json_lines
 from common.rss import peak_rss_bytes
 
 if TYPE_CHECKING:  # torch is imported where it is used: a report that reads the log back does not pay for it
@@ -82,17 +82,10 @@ def read_metrics(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     if path.is_dir():
         path = path / FILE
     records = []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise DataFormatError(path, lineno, f"not a JSON line ({e.msg})") from None
-            if not isinstance(record, dict) or not isinstance(record.get("step"), int):
-                raise DataFormatError(path, lineno, 'expected a JSON object with an integer "step"')
-            records.append(record)
+    for lineno, record in iter_json_lines(path):
+        if not isinstance(record, dict) or not isinstance(record.get("step"), int):
+            raise DataFormatError(path, lineno, 'expected a JSON object with an integer "step"')
+        records.append(record)
     return records
 
 

@@ -47,7 +47,7 @@ def test_read_metrics_reads_a_folder_or_its_file_and_names_the_bad_line(tmp_path
     (tmp_path / "metrics.jsonl").write_text('{"step": 1, "loss": 2.5}\n\n{"step": 2, "loss": 2.25}\n')
     assert read_metrics(tmp_path) == read_metrics(tmp_path / "metrics.jsonl") == [
         {"step": 1, "loss": 2.5}, {"step": 2, "loss": 2.25}]  # the blank line is skipped
-    for bad, why in (('{"step": 3, "loss": 2.', "not a JSON line"), ('{"loss": 2.0}', 'integer "step"'),
+    for bad, why in (('{"step": 3, "loss": 2.', "invalid JSON"), ('{"loss": 2.0}', 'integer "step"'),
                      ('[3, 2.0]', 'integer "step"')):
         (tmp_path / "metrics.jsonl").write_text('{"step": 1, "loss": 2.5}\n\n' + bad + "\n")
         with pytest.raises(DataFormatError, match=f"metrics.jsonl:3: .*{why}"):
