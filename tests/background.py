@@ -23,13 +23,16 @@ from pathlib import Path
 
 import pytest
 
+Command = Callable[[Path, list[pytest.Item]], list[str]]  # (the run's folder, the selected tests that need it)
+
 
 @dataclass
 class Run:
-    """One declared run: ``command(workdir)`` started in ``workdir``'s own folder, stopped after ``timeout`` s."""
+    """One declared run: ``command(workdir, tests)`` started in ``workdir``'s own folder, stopped after ``timeout`` s;
+    ``tests`` are the selected tests that need it, so a run can do just what they read."""
 
     fixture: str
-    command: Callable[[Path], list[str]]
+    command: Command
     timeout: float
     requires: Path | None = None  # a file that must exist (the shared data), else the run's tests skip
     env: dict[str, str] = field(default_factory=dict)
@@ -38,13 +41,13 @@ class Run:
     proc: subprocess.Popen[bytes] | None = None
     started: float = 0.0
 
-    def start(self, tmp_path_factory: pytest.TempPathFactory) -> None:
+    def start(self, tmp_path_factory: pytest.TempPathFactory, tests: list[pytest.Item]) -> None:
         if self.proc is not None or (self.requires is not None and not self.requires.exists()):
             return
         self.workdir = tmp_path_factory.mktemp(self.fixture)
         self.output = tmp_path_factory.mktemp(f"{self.fixture}-output") / "output.txt"
         with open(self.output, "wb") as out:  # the child keeps its own descriptor
-            self.proc = subprocess.Popen(self.command(self.workdir), stdout=out, stderr=subprocess.STDOUT,
+            self.proc = subprocess.Popen(self.command(self.workdir, tests), stdout=out, stderr=subprocess.STDOUT,
                                          env={**os.environ, **self.env}, start_new_session=True)
         self.started = time.time()
 
@@ -76,9 +79,10 @@ RUNS: dict[str, Run] = {}
 
 
 def declare(fixture: str, timeout: float, requires: Path | None = None,
-            env: dict[str, str] | None = None) -> Callable[[Callable[[Path], list[str]]], Callable[[Path], list[str]]]:
-    """Declare the background run that the session fixture ``fixture`` waits for; decorates its command builder."""
-    def register(command: Callable[[Path], list[str]]) -> Callable[[Path], list[str]]:
+            env: dict[str, str] | None = None) -> Callable[[Command], Command]:
+    """Declare the background run that the session fixture ``fixture`` waits for; decorates its command builder,
+    which gets the run's folder and the selected tests that need the run."""
+    def register(command: Command) -> Command:
         if fixture in RUNS:
             raise ValueError(f"a background run for fixture {fixture!r} is declared twice")
         RUNS[fixture] = Run(fixture, command, timeout, requires, env or {})
@@ -88,10 +92,12 @@ def declare(fixture: str, timeout: float, requires: Path | None = None,
 
 def start_needed(items: list[pytest.Item], tmp_path_factory: pytest.TempPathFactory) -> list[Run]:
     """Start the declared runs whose fixture a selected test uses (directly or through another fixture)."""
-    needed = {name for item in items for name in getattr(item, "fixturenames", ())}
-    runs = [run for name, run in RUNS.items() if name in needed]
-    for run in runs:
-        run.start(tmp_path_factory)
+    runs = []
+    for name, run in RUNS.items():
+        tests = [item for item in items if name in getattr(item, "fixturenames", ())]
+        if tests:
+            run.start(tmp_path_factory, tests)
+            runs.append(run)
     return runs
 
 

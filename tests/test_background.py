@@ -1,5 +1,5 @@
-"""tests/background.py: a declared run starts only when a selected test needs its fixture, reports its exit status
-and output, and is stopped with its children at its deadline."""
+"""tests/background.py: a declared run starts only when a selected test needs its fixture, its command is built from
+those tests, it reports its exit status and output, and it is stopped with its children at its deadline."""
 import sys
 import time
 from pathlib import Path
@@ -20,21 +20,23 @@ def runs(monkeypatch):
 
 
 def test_only_the_runs_a_selected_test_needs_start(runs, tmp_path_factory):
-    background.declare("needed", timeout=60)(lambda d: [sys.executable, "-c", f"print('in', {str(d)!r}); exit(3)"])
-    background.declare("unused", timeout=60)(lambda d: [sys.executable, "-c", "pass"])
-    started = background.start_needed([SimpleNamespace(fixturenames=["tmp_path", "needed"])], tmp_path_factory)
+    background.declare("needed", timeout=60)(
+        lambda d, tests: [sys.executable, "-c", f"print('in', {str(d)!r}, {[t.name for t in tests]}); exit(3)"])
+    background.declare("unused", timeout=60)(lambda d, tests: [sys.executable, "-c", "pass"])
+    items = [SimpleNamespace(name="a", fixturenames=["tmp_path", "needed"]), SimpleNamespace(name="b", fixturenames=[])]
+    started = background.start_needed(items, tmp_path_factory)
     assert [r.fixture for r in started] == ["needed"] and runs["unused"].proc is None
-    run = background.wait("needed")
-    assert run.returncode == 3 and run.tail().strip() == f"in {run.workdir}"
+    run = background.wait("needed")  # its command was built from the tests that need it
+    assert run.returncode == 3 and run.tail().strip() == f"in {run.workdir} ['a']"
     with pytest.raises(ValueError, match="declared twice"):
-        background.declare("needed", timeout=1)(lambda d: [])
+        background.declare("needed", timeout=1)(lambda d, tests: [])
 
 
 def test_a_run_past_its_deadline_is_stopped_with_its_children(runs, tmp_path_factory):
     child = "import subprocess, sys, time; " \
             "c = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']); " \
             "print('started', flush=True); open(sys.argv[1], 'w').write(str(c.pid)); time.sleep(60)"
-    background.declare("slow", timeout=2)(lambda d: [sys.executable, "-c", child, str(d / "child.pid")])
+    background.declare("slow", timeout=2)(lambda d, tests: [sys.executable, "-c", child, str(d / "child.pid")])
     background.start_needed([SimpleNamespace(fixturenames=["slow"])], tmp_path_factory)
     t0 = time.time()
     with pytest.raises(AssertionError, match="ran past 2 s and was stopped:\nstarted"):
@@ -48,7 +50,8 @@ def test_a_run_past_its_deadline_is_stopped_with_its_children(runs, tmp_path_fac
 
 
 def test_a_run_whose_data_is_missing_skips_its_tests(runs, tmp_path_factory, tmp_path):
-    background.declare("no_data", timeout=60, requires=tmp_path / "INDEX.md")(lambda d: [sys.executable, "-c", "pass"])
+    background.declare("no_data", timeout=60, requires=tmp_path / "INDEX.md")(
+        lambda d, tests: [sys.executable, "-c", "pass"])
     background.start_needed([SimpleNamespace(fixturenames=["no_data"])], tmp_path_factory)
     with pytest.raises(pytest.skip.Exception, match="not found"):
         background.wait("no_data")

@@ -9,7 +9,7 @@ node advertising two GPUs as GRES without devices):
   find each other from Slurm's variables; the rehearsed time limit ends a job with status 75, and the
   resubmitted job resumes from its checkpoint.
 
-Marked ``slurm`` (not in the default suite; ``.ci/run`` runs it with ``-m "slow or slurm"``). Skipped, with
+Marked ``slurm`` (not in the default suite; maintainers run it with ``-m "slow or slurm"``). Skipped, with
 the reason, when Slurm cannot be started here (no root, no package manager)."""
 import json
 import os

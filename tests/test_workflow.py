@@ -38,7 +38,7 @@ def job_blocks(text: str, rule: str) -> list[str]:
 
 
 @background.declare("smoke", timeout=3600, requires=DATA_ROOT / "INDEX.md")
-def smoke_command(workdir: Path) -> list[str]:
+def smoke_command(workdir: Path, tests: list[pytest.Item]) -> list[str]:
     """One run of ``snakemake all`` (every paper and the leaderboard, smoke scale) for the session, started in the
     background with the rehearsal when the session starts (tests/background.py)."""
     return [*SNAKEMAKE, "-d", str(workdir), "all", "--cores", "2", "--config", f"data_root={DATA_ROOT}"]
