@@ -16,7 +16,8 @@ took 2.61 s in bf16 against 0.47 s in fp32 (5.5x), and a VMSST mini step (2 laye
 softmax) 60-64 s against 3.25 s (~19x; 0.9-1.0 s in bf16 on the Intel Xeon). So at the CPU scales (smoke, mini) a
 ``bf16`` job on such a CPU runs in fp32 and says so in its log; its resolved config (``training_args.json``, a
 result's ``config.precision``) records fp32. The paper scales keep bf16 wherever they run: the rehearsal exists to
-run the paper's arithmetic path on a CPU, and its widths are tiny.
+run the paper's arithmetic path on a CPU, and its widths are tiny. A run resumed from its checkpoint keeps the
+precision it ran at, so it resumes exactly on a CPU of the other kind.
 
 Weights stay fp32 in every mode (autocast casts per operation), so MoCo-BERT's momentum encoders and queues keep
 fp32 state and saved models and checkpoints hold fp32 weights. DeepSpeed's own ``fp16`` / ``bf16`` modes, which
@@ -68,12 +69,18 @@ def cpu_runs_bf16_natively() -> bool:
     return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
 
 
-def run_precision(precision: str, scale: str, device_type: str | None = None) -> str:
+def run_precision(precision: str, scale: str, device_type: str | None = None, resumed: str | None = None) -> str:
     """The precision a job of ``scale`` runs at on ``device_type`` (default: CUDA if present, else the CPU):
     ``precision``, except ``bf16`` at a CPU scale on a CPU that emulates it, which runs ``fp32`` (module docstring).
+
+    ``resumed``: the precision at which the job's checkpointed run ran, if it resumes one. A bf16 job keeps it
+    (``bf16``, or the ``fp32`` it fell back to on another CPU), so the run resumes exactly wherever it continues.
     """
     import torch
 
+    if precision == "bf16" and resumed in ("bf16", "fp32"):
+        log.info("resuming a run that ran in %s: it continues in %s (common/precision.py)", resumed, resumed)
+        return resumed
     device_type = device_type or ("cuda" if torch.cuda.is_available() else "cpu")
     if (precision == "bf16" and device_type == "cpu" and scale not in KEEP_BF16_SCALES
             and not cpu_runs_bf16_natively()):

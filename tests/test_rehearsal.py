@@ -20,10 +20,12 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from common.config import load_config
+from common.models import hub
 from common.runs import saves_only
 from common.training.metrics_log import read_metrics
 from tests import background
@@ -41,10 +43,11 @@ def per_paper(papers: tuple[str, ...] = PAPERS) -> pytest.MarkDecorator:
 
 
 def rehearsed(tests: list[pytest.Item]) -> list[str]:
-    """The papers the selected tests read (their ``paper`` parameters), or ``DEFAULT_PAPERS`` if they name none."""
+    """The papers the selected tests read: their ``paper`` parameters, and ``DEFAULT_PAPERS`` for a test without one
+    (the checks of the whole run, such as the mirror's faults, which DAP's downloads meet)."""
     params = [getattr(getattr(t, "callspec", None), "params", {}) for t in tests]
-    named = {p["paper"] for p in params if "paper" in p}
-    return [p for p in PAPERS if p in named] or list(DEFAULT_PAPERS)
+    named = {p.get("paper", d) for p in params for d in DEFAULT_PAPERS}
+    return [p for p in PAPERS if p in named]
 
 
 @background.declare("acceptance", timeout=4200, requires=DATA_ROOT / "INDEX.md", env={"PYTHON": sys.executable})
@@ -78,12 +81,12 @@ def papers_in(acceptance: Path) -> list[str]:
     return [p for p in PAPERS if p in checks(acceptance)["rehearsal, 2 gloo ranks"]["details"]]
 
 
-def pinned_checkpoints(cfg) -> set[str]:
-    """Every ``pretrained`` name in a (resolved) config."""
-    if isinstance(cfg, dict):
-        return {cfg["pretrained"]} if isinstance(cfg.get("pretrained"), str) else set().union(
-            *map(pinned_checkpoints, cfg.values()))
-    return set().union(*map(pinned_checkpoints, cfg)) if isinstance(cfg, list) else set()
+def test_the_run_rehearses_the_papers_the_selected_tests_read():
+    test = lambda paper=None: SimpleNamespace(callspec=SimpleNamespace(params={"paper": paper})) if paper else \
+        SimpleNamespace(name="a whole-run check")
+    assert rehearsed([test()]) == ["dap"]  # the default suite
+    assert rehearsed([test("hictl"), test("moco")]) == ["moco", "hictl"]  # -m slow
+    assert rehearsed([test("moco"), test()]) == ["dap", "moco"]  # a whole-run check reads DAP's downloads
 
 
 def test_cpu_fallback_of_the_gpu_acceptance_passes(acceptance):
@@ -154,7 +157,7 @@ def test_downloads_recovered_from_the_mirrors_faults(acceptance, rehearsal):
     fired = re.findall(r"mirror faults that fired \(and were recovered from\): (.*)", text)
     assert any("'503'" in f for f in fired) and any("'cut'" in f for f in fired)
     # the rehearsed papers' pinned checkpoints were fetched once each into the shared cache, each folder complete
-    pinned = set().union(*(pinned_checkpoints(load_config(p, "rehearsal")) for p in papers_in(acceptance)))
+    pinned = {name for p in papers_in(acceptance) for name in hub.models_of(load_config(p, "rehearsal"))}
     done = [d.parent.name for d in (rehearsal / "cache" / "models").glob("*/done.json")]
     assert sorted(name.split("@")[0].replace("--", "/") for name in done) == sorted(pinned)
 
@@ -162,7 +165,7 @@ def test_downloads_recovered_from_the_mirrors_faults(acceptance, rehearsal):
 @per_paper(("hictl",))
 def test_hictl_nmt_ran_with_the_papers_flags(rehearsal, paper):
     """The NMT stages reach the paper's tokens per update with ``--update-freq`` on fewer processes (1g), and each
-    run's done.json records the batch it ran with (the NMT tables say it)."""
+    run's done.json records the batch it ran with (the NMT tables say it). A slow test: ``-m slow`` selects it."""
     nmt = rehearsal / "results" / "rehearsal" / "hictl" / "nmt"
     done = [json.loads(p.read_text()) for p in nmt.rglob("done.json")]
     batches = [d["batch"] for d in done if "batch" in d]

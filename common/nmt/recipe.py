@@ -156,6 +156,15 @@ def _train(args: list[str], data: Path, save_dir: Path) -> None:
     _run([sys.executable, "-m", "fairseq_cli.train", *args], save_dir / "train.log")
 
 
+def resumed_precision(save_dir: Path) -> str | None:
+    """The precision of the checkpointed run in ``save_dir`` that this job resumes (its ``resume.json``), or None."""
+    record = save_dir / "resume.json"
+    if not ((save_dir / "checkpoint_last.pt").exists() and record.exists()):
+        return None
+    arguments = json.loads(record.read_text())["arguments"]
+    return "bf16" if {"--autocast-bf16", "--fp16"} & set(arguments) else "fp32"
+
+
 def _common(s: NMTSettings, data: Path, save_dir: Path, lr: float, max_update: int,
             dropout: float | None = None) -> list[str]:
     cpu = not torch.cuda.is_available()
@@ -323,8 +332,9 @@ def main(argv: list[str] | None = None) -> None:
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     s = NMTSettings.from_config(json.loads(a.settings or "{}"))
-    if s.bf16 and a.scale:
-        s.bf16 = run_precision("bf16", a.scale) == "bf16"
+    if s.bf16 and a.scale:  # a resumed run keeps the precision it ran at
+        resumed = resumed_precision(Path(a.save_dir)) if a.save_dir else None
+        s.bf16 = run_precision("bf16", a.scale, resumed=resumed) == "bf16"
     data = Path(a.data)
     if a.command == "stage1":
         stage1(s, data, Path(a.encoder), Path(a.save_dir))

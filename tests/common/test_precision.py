@@ -1,10 +1,14 @@
-"""run_precision: bf16 runs as fp32 only at a CPU scale, on a CPU, and only where oneDNN emulates bf16."""
+"""run_precision: bf16 runs as fp32 only at a CPU scale, on a CPU, and only where oneDNN emulates bf16; a resumed
+run keeps the precision it ran at."""
+import json
 import logging
+from types import SimpleNamespace
 
 import pytest
 
-from common import precision
+from common import config, precision
 from common.nmt import recipe
+from common.training import cli
 
 
 @pytest.fixture
@@ -40,4 +44,56 @@ def test_the_nmt_recipe_drops_its_autocast_where_the_cpu_emulates_bf16(emulating
     recipe.main([*args, "--scale", "rehearsal"])
     assert seen == {"bf16": True}
     recipe.main(args)  # no scale given: as configured
+    assert seen == {"bf16": True}
+
+
+def test_the_scales_that_keep_bf16_are_the_paper_scales():
+    assert precision.KEEP_BF16_SCALES == config.PAPER_SCALES
+
+
+def test_a_resumed_bf16_job_keeps_the_precision_it_ran_at(emulating_cpu, monkeypatch):
+    assert precision.run_precision("bf16", "mini", "cpu", resumed="bf16") == "bf16"  # started on a native CPU
+    monkeypatch.setattr(precision, "cpu_runs_bf16_natively", lambda: True)
+    assert precision.run_precision("bf16", "mini", "cpu", resumed="fp32") == "fp32"  # started on an emulating one
+    # a config changed away from bf16 is not the fallback: the trainer refuses to resume it (trainer._check_resumable)
+    assert precision.run_precision("fp32", "mini", "cpu", resumed="bf16") == "fp32"
+
+
+class Stop(Exception):
+    pass
+
+
+def test_the_training_command_line_runs_and_saves_what_the_rule_says(emulating_cpu, monkeypatch, tmp_path):
+    """cli.main sets the config's precision before anything reads or saves it: fp32 for a new mini run on this
+    (patched) CPU, the saved bf16 for a run it resumes."""
+    seen = []
+
+    def examples(cfg, run, manifest):
+        seen.append(cfg["training"]["precision"])
+        raise Stop
+
+    monkeypatch.setattr(cli, "load_manifest", lambda path: {})
+    stub = SimpleNamespace(paper="dap", examples=examples)
+    argv = ["--scale", "mini", "--method", "tr", "--init", "minilm", "--seed", "1", "--corpus", "c.json",
+            "--tokenizer", "t", "--output_dir", str(tmp_path)]
+    with pytest.raises(Stop):
+        cli.main(stub, argv)
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "latest").write_text("global_step4")
+    (tmp_path / "training_args.json").write_text(json.dumps({"training_arguments": {"precision": "bf16"}}))
+    with pytest.raises(Stop):
+        cli.main(stub, argv)
+    assert seen == ["fp32", "bf16"]
+
+
+def test_a_resumed_nmt_stage_keeps_its_autocast(emulating_cpu, monkeypatch, tmp_path):
+    seen = {}
+    monkeypatch.setattr(recipe, "stage1", lambda s, *paths: seen.update(bf16=s.bf16))
+    monkeypatch.setattr(recipe.torch.cuda, "is_available", lambda: False)
+    save = tmp_path / "stage1"
+    save.mkdir()
+    (save / "checkpoint_last.pt").write_bytes(b"")
+    (save / "resume.json").write_text(json.dumps({"arguments": ["--autocast-bf16"], "data": "x"}))
+    recipe.main(["stage1", "--settings", '{"bf16": true}', "--data", str(tmp_path), "--encoder", "e",
+                 "--save-dir", str(save), "--scale", "mini"])
     assert seen == {"bf16": True}
