@@ -79,7 +79,7 @@ def run_precision(precision: str, scale: str, device_type: str | None = None, re
     import torch
 
     if precision == "bf16" and resumed in ("bf16", "fp32"):
-        log.info("resuming a run that ran in %s: it continues in %s (common/precision.py)", resumed, resumed)
+        log.info("resuming a run that ran in %s: it continues in it (common/precision.py)", resumed)
         return resumed
     device_type = device_type or ("cuda" if torch.cuda.is_available() else "cpu")
     if (precision == "bf16" and device_type == "cpu" and scale not in KEEP_BF16_SCALES

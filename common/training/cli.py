@@ -13,7 +13,6 @@ model, ``summary.json`` and the resolved config beside it::
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shutil
@@ -34,7 +33,7 @@ from common.io import write_json
 from common.precision import run_precision
 from common.training.onednn import bound_primitive_cache
 from common.training.stopping import EXIT_RESUME
-from common.training.trainer import LaunchArguments, Trainer, TrainingArguments
+from common.training.trainer import LaunchArguments, Trainer, TrainingArguments, resumable_arguments
 
 log = logging.getLogger(__name__)
 
@@ -95,16 +94,6 @@ def snapshotter(run: RunArguments, built: Built, resolved: dict[str, Any]) -> Ca
     return on_step
 
 
-def resumed_precision(output_dir: str | Path) -> str | None:
-    """The precision of the checkpointed run in ``output_dir`` that this job resumes, or None (a new run)."""
-    out = Path(output_dir)
-    saved = out / "training_args.json"
-    if not ((out / "checkpoints" / "latest").exists() and saved.exists()):
-        return None
-    precision: str = json.loads(saved.read_text())["training_arguments"].get("precision", "fp32")
-    return precision
-
-
 def main(recipe: Recipe, argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     log.info("oneDNN primitive cache: %d entries", bound_primitive_cache())  # before the first matmul
@@ -116,7 +105,9 @@ def main(recipe: Recipe, argv: list[str] | None = None) -> None:
                          f"{sorted(cfg['encoders'])}")
     t = cfg["training"]
     # what runs, in the saved config too; a resumed run keeps the precision it ran at
-    t["precision"] = run_precision(t.get("precision", "fp32"), run.scale, resumed=resumed_precision(run.output_dir))
+    resumed = resumable_arguments(run.output_dir)
+    t["precision"] = run_precision(t.get("precision", "fp32"), run.scale,
+                                   resumed=None if resumed is None else resumed.get("precision", "fp32"))
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", t.get("threads", 1))))
     manifest = load_manifest(run.corpus)
     examples = recipe.examples(cfg, run, manifest)

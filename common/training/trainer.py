@@ -126,6 +126,17 @@ class TrainingArguments:
             raise ValueError("invalid training arguments: " + "; ".join(problems))
 
 
+def resumable_arguments(output_dir: str | Path) -> dict[str, Any] | None:
+    """The training arguments of the checkpointed run in ``output_dir`` that a run there resumes (its
+    ``training_args.json``), or None where there is nothing to resume."""
+    out = Path(output_dir)
+    saved = out / "training_args.json"
+    if not (out / "checkpoints" / "latest").exists() or not saved.exists():
+        return None
+    arguments: dict[str, Any] = json.loads(saved.read_text())["training_arguments"]
+    return arguments
+
+
 def seed_everything(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed % 2**32)
@@ -353,13 +364,13 @@ class Trainer:
     def _check_resumable(self) -> None:
         """Refuse to resume checkpoints written with other training arguments (a changed config
         would otherwise continue a stale run silently)."""
-        saved = self.out / "training_args.json"
-        if not (self.ckpt_dir / "latest").exists() or not saved.exists():
+        saved = resumable_arguments(self.out)
+        if saved is None:
             return
         # arguments that change when and how a run is saved or watched, not its arithmetic
         ignore = {"stop_after", "output_dir", "save_every_minutes", "stop_margin_minutes", "tensorboard",
                   "keep_checkpoints", "rehearse_time_limit_at"}
-        old = {k: v for k, v in json.loads(saved.read_text())["training_arguments"].items() if k not in ignore}
+        old = {k: v for k, v in saved.items() if k not in ignore}
         new = {k: v for k, v in json.loads(json.dumps(asdict(self.args))).items() if k not in ignore}  # as saved
         # an argument added after the checkpoint was written counts as its default
         defaults = json.loads(json.dumps({f.name: f.default for f in fields(TrainingArguments)
