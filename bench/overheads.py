@@ -117,7 +117,8 @@ def vmsst_steps(pairs: list, max_length: int, warmup: int, repeats: int, precisi
     """VMSST (section 4) and its Contrastive baseline at the mini config's 6-layer shape, 8k vocabulary."""
     from common.models.tokenizer import train_wordpiece
     from papers.vmsst.data import VMSSTCollator
-    from papers.vmsst.model import VMSST, Settings
+    from papers.vmsst.model import VMSST
+    from papers.vmsst.settings import Settings
 
     with tempfile.TemporaryDirectory() as tmp:
         tok = train_wordpiece([s for x, y, _ in pairs for s in (x, y)], 8000, tmp, min_frequency=1)

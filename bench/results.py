@@ -16,8 +16,6 @@ import platform
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import torch
-
 from common.io import atomic_write, write_json
 
 log = logging.getLogger(__name__)
@@ -106,9 +104,13 @@ def read_record(path: str | Path) -> dict:
 
 
 def machine() -> str:
-    """A short description of the machine the benchmarks run on: the GPU's name, or the CPU model and cores."""
-    if torch.cuda.is_available():
-        return torch.cuda.get_device_name().replace(" ", "-")
+    """A short description of the machine the benchmarks run on: the GPU's name, or the CPU model and cores. The
+    workflow names folders with it when it loads, so torch is imported only where an NVIDIA driver is."""
+    if Path("/dev/nvidiactl").exists():
+        import torch
+
+        if torch.cuda.is_available():
+            return torch.cuda.get_device_name().replace(" ", "-")
     model = platform.processor() or "cpu"
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -125,5 +127,7 @@ def machine() -> str:
 
 def setup_threads(threads: int) -> dict:
     """Pin torch's intra-op threads (both sides of a comparison run with the same count)."""
+    import torch
+
     torch.set_num_threads(threads)
     return {"threads": threads, "torch": torch.__version__, "machine": machine()}

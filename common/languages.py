@@ -5,6 +5,8 @@ Tatoeba v1 (LASER) files use ISO 639-3 codes; the papers' tables use ISO 639-1.
 """
 from __future__ import annotations
 
+# English's codes (ISO 639-1 and 639-3): a dual encoder's English side, the rehearsal's pivot language.
+ENGLISH = ("en", "eng")
 # ISO 639-3 codes of Tatoeba v1 files.
 XTREME_36 = ("afr ara bul ben deu ell spa est eus pes fin fra heb hin hun ind ita jpn jav kat kaz kor mal "
              "mar nld por rus swh tam tel tha tgl tur urd vie cmn").split()

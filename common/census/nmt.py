@@ -26,14 +26,12 @@ import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
 from common.census import flops
-
-if TYPE_CHECKING:
-    from common.nmt.recipe import NMTSettings
+from common.nmt.settings import NMTSettings
 
 log = logging.getLogger(__name__)
 LENGTH = 32
@@ -122,7 +120,7 @@ def job_rows(cfg: dict[str, Any], mfu: float, workdir: Path, done: dict[str, dic
             encoder = workdir / "hub" / "models" / hub.model(name).folder
             data = data_folder(workdir / name, CONFIGS[name]["vocab_size"], tags)
             pair = None if model == "stage1" else model.removeprefix("stage2-")
-            s = r.NMTSettings.from_config(plan.settings(nmt, setting, system, pair))
+            s = NMTSettings.from_config(plan.settings(nmt, setting, system, pair))
             kind = "baseline" if system == plan.RANDOM else model.split("-")[0]
             save = workdir / "save"
             if kind == "stage1":

@@ -20,7 +20,8 @@ import torch
 from common.config import SCALES
 from common.data.manifest import load_manifest
 from common.eval.results import write_result
-from common.eval.tasks import TASKS, EvalContext, evaluate, get_task, load_tasks
+from common.eval.task_types import EvalContext, evaluate
+from common.eval.tasks import TASKS, get_task, load_tasks
 from common.io import read_json
 from common.models.embedder import read_embedder_meta
 from common.precision import run_precision

@@ -1,4 +1,5 @@
-"""The task types every paper shares (Tatoeba, BUCC, English STS, XNLI) and their registered ids.
+"""The evaluation functions of the task types every paper shares (Tatoeba, BUCC, English STS, XNLI, PAWS-X); the
+tasks themselves are declared in :mod:`common.eval.declarations`.
 
 Each function reads the evaluation data named by the corpus manifest, embeds it with the
 context's embedder and returns the scores with ``main_score`` as the task declares it; the
@@ -16,7 +17,8 @@ from typing import Any
 from common.data import loaders
 from common.data.sts_benchmark import english_sts
 from common.eval import bucc, sts, tatoeba
-from common.eval.tasks import EvalContext, Task, TaskResult, register_task, register_task_type
+from common.eval.task_types import EvalContext, TaskResult, register_task_type
+from common.eval.tasks import Task
 from common.io import DataFormatError
 from common.languages import LATIN_SCRIPT
 
@@ -115,64 +117,3 @@ def run_pawsx(task: Task, ctx: EvalContext) -> TaskResult:
                                         finetune.arguments(p, ctx.seed), finetune.device(), ctx.precision,
                                         num_labels=2)
     return TaskResult(scores, sorted(tests), [*map(Path, files), *map(Path, entry["test"].values())])
-
-
-register_task(Task(
-    "tatoeba@cosine", "tatoeba", "Tatoeba bitext retrieval, cosine nearest neighbour, both directions",
-    "LASER (Artetxe & Schwenk 2019b); DAP section 4.4; MoCo-BERT Table 1",
-    "mean over the manifest's Tatoeba languages of (xx->en + en->xx) / 2 accuracy, %"))
-for scoring, k, ref in (("ratio", 4, "DAP section 4.5 and appendix B (Artetxe & Schwenk 2019a)"),
-                        ("distance", 3, "MoCo-BERT section 3.2, eq. 4")):
-    register_task(Task(
-        f"bucc@{scoring}-k{k}", "bucc", f"BUCC bitext mining, {scoring} margin over k={k} neighbours, best match in "
-        "both directions with one-to-one filtering, threshold tuned on the tuning split",
-        ref, "mean F1 (%) over the language pairs on the reported split",
-        params={"scoring": scoring, "k": k, "retrieval": "max"}))
-register_task(Task(
-    "bucc@cosine", "bucc", "BUCC bitext mining, cosine: each non-English sentence's highest-scoring English sentence, "
-    "threshold tuned on the tuning split", "VMSST section 6.2 and appendix A.3, 'BUCC (cosine)'",
-    "mean F1 (%) over the language pairs on the reported split",
-    params={"scoring": "cosine", "k": 1, "retrieval": "forward"}))
-# VMSST section 6.2 (following Schwenk 2018): "scoring all pairs ... and finding the optimal threshold that separates
-# the data", on the public BUCC data (Table 5: "results on the training sets"): F1 at the threshold that is optimal
-# on the reported split itself, an upper bound of the tuned protocol above
-for name, params, what in (
-        ("bucc@cosine-oracle", {"scoring": "cosine", "k": 1, "retrieval": "forward"},
-         "cosine: each non-English sentence's highest-scoring English sentence"),
-        ("bucc@ratio-k4-oracle", {"scoring": "ratio", "k": 4, "retrieval": "max"},
-         "ratio margin over k=4 neighbours, best match in both directions with one-to-one filtering")):
-    register_task(Task(
-        name, "bucc", f"BUCC bitext mining, {what}, threshold optimal on the reported split",
-        "VMSST section 6.2, Tables 1, 5 and 13 'BUCC (cosine)' / 'BUCC (margin)'",
-        "mean over the language pairs of the optimal-threshold F1 (%) on the reported split",
-        params={**params, "threshold": "oracle"}))
-register_task(Task(
-    "sts-en@wmean", "sts-en", "English STS: STS12-16, STS-B, SICK-R (SentEval files), cosine vs gold",
-    "SentEval 'wmean' (Conneau & Kiela 2018); MoCo-BERT Table 3 (Table 8: the 'all' aggregation, stored beside it)",
-    "mean over the datasets of the subset-size-weighted mean Spearman x100", params={"aggregation": "wmean"}))
-register_task(Task(
-    "xnli@zero-shot", "xnli", "XNLI: fine-tune the whole encoder on English NLI, accuracy on every language",
-    "Conneau et al. 2018; DAP section 4.6 and appendix C (following InfoXLM)", "mean accuracy (%) over the languages",
-    # paper: Table 9 of DAP; smaller scales fine-tune smaller models on the XNLI dev items (see common.eval.xnli)
-    params={"batch_size": 256, "learning_rate": 5e-5, "epochs": 2, "max_length": 128, "weight_decay": 0.0,
-            "train_fraction": 0.667},
-    scale_params={"smoke": {"batch_size": 32, "learning_rate": 1e-3, "epochs": 4, "max_length": 64},
-                  # mini fine-tunes a pretrained MiniLM-sized encoder: Table 9's learning rate
-                  "mini": {"batch_size": 32, "learning_rate": 5e-5, "epochs": 3, "max_length": 64}},
-    embedders=("sentence-encoder",)))
-register_task(Task(
-    "pawsx@zero-shot", "pawsx", "PAWS-X: fine-tune the whole encoder on English paraphrase pairs, accuracy on every "
-    "language", "Yang et al. 2019; XTREME (Hu et al. 2020); HICTL Table 1", "mean accuracy (%) over the languages",
-    params={"batch_size": 32, "learning_rate": 2e-5, "epochs": 5, "max_length": 128}, embedders=("sentence-encoder",)))
-register_task(Task(
-    "pawsx@translate-train-all", "pawsx", "PAWS-X, translate-train-all: fine-tuned on the English pairs and their "
-    "machine translations (the x-final release), accuracy on every language", "XTREME (Hu et al. 2020); HICTL "
-    "Tables 1, 11", "mean accuracy (%) over the languages",
-    params={"batch_size": 32, "learning_rate": 2e-5, "epochs": 2, "max_length": 128, "translate_train": True},
-    embedders=("sentence-encoder",)))
-register_task(Task(
-    "xnli@translate-train-all", "xnli", "XNLI, translate-train-all: fine-tuned on English MultiNLI and its machine "
-    "translations (XNLI-MT 1.0), accuracy on every language", "XTREME (Hu et al. 2020); HICTL Tables 1, 10",
-    "mean accuracy (%) over the languages",
-    params={"batch_size": 256, "learning_rate": 5e-5, "epochs": 1, "max_length": 128, "weight_decay": 0.0,
-            "train_fraction": 0.667, "translate_train": True}, embedders=("sentence-encoder",)))

@@ -31,7 +31,8 @@ from common.data.squad import QAExample, read_squad
 from common.eval import finetune
 from common.eval.answers import normalize_answer
 from common.eval.finetune import FinetuneArguments, check_length
-from common.eval.tasks import EvalContext, Task, TaskResult, register_task, register_task_type
+from common.eval.task_types import EvalContext, TaskResult, register_task_type
+from common.eval.tasks import Task
 from common.models.tokenizer import load_tokenizer
 
 QABatch = tuple[dict[str, torch.Tensor], torch.Tensor, torch.Tensor]  # model inputs, start and end positions
@@ -163,25 +164,3 @@ def run_qa(task: Task, ctx: EvalContext) -> TaskResult:
                                    finetune.device(), ctx.precision)
     scores["data"] = entry.get("description", "")
     return TaskResult(scores, sorted(tests), [*map(Path, files), *map(Path, entry["test"].values())])
-
-
-# XTREME's QA fine-tuning (Hu et al. 2020): batch 32, lr 3e-5, 2 epochs (TyDiQA-GoldP: more epochs on its small
-# train set), length 384, stride 128, answers up to 30 tokens. Smaller scales: shorter windows, more epochs.
-_QA_SMALL = {"smoke": {"batch_size": 16, "learning_rate": 1e-3, "epochs": 6, "max_length": 96, "doc_stride": 32},
-             "mini": {"batch_size": 16, "learning_rate": 5e-5, "epochs": 3, "max_length": 256, "doc_stride": 64}}
-for name, ref, epochs in (("xquad", "XQuAD (Artetxe et al. 2020), trained on SQuAD v1.1", 2),
-                          ("mlqa", "MLQA (Lewis et al. 2020), trained on SQuAD v1.1", 2),
-                          ("tydiqa", "TyDiQA-GoldP (Clark et al. 2020), trained on its English train set", 15)):
-    register_task(Task(
-        f"qa@{name}", "qa", f"extractive QA, zero-shot cross-lingual transfer: {ref}; SQuAD v1.1 F1 / EM",
-        "XTREME (Hu et al. 2020); HICTL Table 1", "mean F1 (%) over the test languages",
-        params={"dataset": name, "batch_size": 32, "learning_rate": 3e-5, "epochs": epochs, "max_length": 384,
-                "doc_stride": 128, "max_answer_length": 30},
-        scale_params=_QA_SMALL, embedders=("sentence-encoder",)))
-for name in ("xquad", "mlqa"):  # XTREME's translated SQuAD train sets; one epoch over the larger mix
-    register_task(Task(
-        f"qa@{name}-translate-train-all", "qa", f"extractive QA, translate-train-all: {name} trained on SQuAD v1.1 "
-        "and its machine translations (XTREME); SQuAD v1.1 F1 / EM", "XTREME (Hu et al. 2020); HICTL Table 1",
-        "mean F1 (%) over the test languages",
-        params={"dataset": name, "batch_size": 32, "learning_rate": 3e-5, "epochs": 1, "max_length": 384,
-                "doc_stride": 128, "max_answer_length": 30, "translate_train": True}, embedders=("sentence-encoder",)))

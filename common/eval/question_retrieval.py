@@ -25,7 +25,8 @@ import torch
 from common.data.questions import iter_questions, read_questions, shards
 from common.eval.answers import normalize_answer
 from common.eval.similarity import normalize
-from common.eval.tasks import EvalContext, Task, TaskResult, register_task, register_task_type
+from common.eval.task_types import EvalContext, TaskResult, register_task_type
+from common.eval.tasks import Task
 
 BANK_SHARD = 500_000  # bank questions encoded and searched at a time: 2 GB of fp32 embeddings at width 1024
 
@@ -91,13 +92,3 @@ def run_question_retrieval(task: Task, ctx: EvalContext) -> TaskResult:
     scores = {"per_language": per, "items": items, "bank_size": bank_size, "data": qr.get("description", ""),
               "main_score": statistics.fmean(per.values())}
     return TaskResult(scores, sorted(per), files)
-
-
-register_task(Task(
-    "question-retrieval@nq", "question-retrieval",
-    "English questions retrieve an English question with the same answer",
-    "VMSST section 6.2 and Table 11 (NQ over PAQ)", "R@1 (%) of the English queries", params={"queries": "nq"}))
-register_task(Task(
-    "question-retrieval@mkqa", "question-retrieval", "non-English questions retrieve an English question with the "
-    "same answer", "VMSST section 6.2 and Table 12 (MKQA over PAQ)", "mean R@1 (%) over the query languages",
-    params={"queries": "mkqa"}))

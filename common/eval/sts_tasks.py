@@ -1,4 +1,5 @@
-"""STS tasks beyond SentEval's aggregation (registered with :mod:`common.eval.tasks`):
+"""The evaluation functions of the STS tasks beyond SentEval's aggregation (declared in
+:mod:`common.eval.declarations`):
 
 * ``sts-en@years-pearson`` -- Wieting et al. (2016), VMSST Table 1 "Eng." and Table 9 (top): for each STS year
   2012-2016 the mean of the Pearson r x 100 of its datasets, then the mean over the years.
@@ -25,7 +26,8 @@ from common.data import loaders
 from common.data.sts_benchmark import english_sts
 from common.eval import sts
 from common.eval.similarity import normalize
-from common.eval.tasks import EvalContext, Task, TaskResult, register_task, register_task_type
+from common.eval.task_types import EvalContext, TaskResult, register_task_type
+from common.eval.tasks import Task
 
 YEARS = ("STS12", "STS13", "STS14", "STS15", "STS16")
 
@@ -77,16 +79,3 @@ def run_sts17(task: Task, ctx: EvalContext) -> TaskResult:
                  for tag, names in (("", list(out)), ("_same", same), ("_different", diff))}}
     scores["main_score"] = scores["XL"]["pearson"]
     return TaskResult(scores, sorted({lang for v in out.values() for lang in v["langs"]}), files)
-
-
-register_task(Task(
-    "sts-en@years-pearson", "sts-en-years", "English STS 2012-2016, cosine vs gold, Pearson averaged within each year",
-    "Wieting et al. 2016; VMSST section 6.2 and Table 9 (top)",
-    "mean over the years of the mean Pearson x100 of the year's datasets", params={"protocol": "pearson"}))
-register_task(Task(
-    "sts-en@years-concat-spearman", "sts-en-years", "English STS 2012-2016, Spearman of each year's concatenation",
-    "Reimers & Gurevych 2019; VMSST Table 9 (bottom)", "mean over the years of the concatenation's Spearman x100",
-    params={"protocol": "concat-spearman"}))
-register_task(Task(
-    "sts17@pearson", "sts17", "SemEval-2017 cross-lingual and non-English STS (ar-ar, ar-en, es-es, es-en, tr-en)",
-    "Cer et al. 2017; VMSST section 6.2 and Table 10", "mean Pearson x100 over the datasets (XL)"))

@@ -5,41 +5,21 @@ split it reports and what its ``main_score`` is; the protocol is part of the id 
 and ``bucc@distance-k3`` are two tasks). Parameters that must shrink with the scale (fine-tuning
 budgets of XNLI) are declared per scale, so at one scale an id means one protocol for every paper.
 
-Each task *type* has one evaluation function, registered in ``TASK_TYPES``; it receives the task
-and an :class:`EvalContext` (the model's embedder, the corpus manifest, scale and seed) and returns
-a :class:`TaskResult`. The evaluators' modules register their tasks and types themselves, and papers their extras
-(MoCo-BERT's t-SNE and neighbours) in ``papers/<paper>/tasks.py``; :func:`load_tasks` imports every such module
-(``TASK_PACKAGES``) before the first lookup.
-
-Registered here:
-
-* ``tatoeba@cosine`` -- LASER / DAP protocol (DAP section 4.4; MoCo-BERT Table 1): cosine nearest
-  neighbour, both directions, every Tatoeba language of the manifest; main score = the mean over
-  languages of the two-direction mean.
-* ``bucc@ratio-k4`` (DAP appendix B), ``bucc@distance-k3`` (MoCo-BERT eq. 4), ``bucc@cosine``
-  (VMSST "BUCC (cosine)"): best match with one-to-one filtering, threshold tuned on the manifest's
-  tuning split and applied to its test split; main score = mean test F1 over the language pairs.
-  ``bucc@cosine-oracle`` and ``bucc@ratio-k4-oracle``: VMSST's protocol (section 6.2), the threshold optimal
-  on the reported split itself.
-* ``sts-en@wmean`` -- the seven English STS sets (SentEval's "wmean" Spearman per set, averaged
-  over the sets; MoCo-BERT Table 3). The "all" aggregation is stored beside it (Table 8).
-* ``xnli@zero-shot`` -- fine-tune the whole encoder on English, accuracy on every language
-  (DAP section 4.6 following InfoXLM); needs a model with one HF encoder.
+The shared tasks are declared in :mod:`common.eval.declarations`, a paper's own (MoCo-BERT's t-SNE and
+neighbours) in ``papers/<paper>/tasks.py``; :func:`load_tasks` imports those modules (``DECLARATIONS``) before
+the first lookup. They are plain data: the workflow, the census and the report read them without importing torch
+or any evaluator. What runs a task is the evaluation function of its ``type`` (:mod:`common.eval.task_types`).
 """
 from __future__ import annotations
 
-import hashlib
 import importlib
 import pkgutil
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from importlib.util import find_spec
 from typing import Any
 
-import torch
-
-from common.models.embedder import Embedder, load_embedder
-from common.registry import register, registrar
+from common.registry import register
 
 
 @dataclass(frozen=True)
@@ -67,76 +47,32 @@ class Task:
                 "split": self.split, "params": self.params_for(scale)}
 
 
-@dataclass
-class TaskResult:
-    scores: dict[str, Any]
-    languages: list[str]
-    files: list[Path]
-    split: str | None = None  # the split actually reported, when the manifest decides it
-
-
-@dataclass
-class EvalContext:
-    """What an evaluation function may use. ``encode`` caches embeddings for the life of the context,
-    so several tasks of one job that embed the same sentences (BUCC with two scorings) embed them once."""
-
-    model_dir: Path
-    manifest: dict[str, Any]
-    scale: str
-    seed: int
-    batch_size: int = 128
-    precision: str = "fp32"  # encoder autocast during evaluation (recorded in every results JSON)
-    cache: bool = False
-    _embedder: Embedder | None = None
-    _cache: dict[tuple[str, str, int], torch.Tensor] = field(default_factory=dict)
-
-    @property
-    def embedder(self) -> Embedder:
-        if self._embedder is None:
-            self._embedder = load_embedder(self.model_dir, self.batch_size, precision=self.precision)
-        return self._embedder
-
-    def encode(self, sentences: list[str], lang: str) -> torch.Tensor:
-        """(N, D) embeddings of ``sentences`` in language ``lang`` (cached when ``cache``)."""
-        if not self.cache:
-            return self.embedder.encode(sentences, lang)
-        key = (lang, hashlib.sha256("\n".join(sentences).encode()).hexdigest(), len(sentences))
-        if key not in self._cache:
-            self._cache[key] = self.embedder.encode(sentences, lang)
-        return self._cache[key]
-
-
-TaskFn = Callable[[Task, EvalContext], TaskResult]
 TASKS: dict[str, Task] = {}
-TASK_TYPES: dict[str, TaskFn] = {}
-
-
-register_task_type = registrar(TASK_TYPES, "task type")  # @register_task_type("tatoeba") on an evaluation function
 
 
 def register_task(task: Task) -> Task:
     return register(TASKS, task.id, task, "task")
 
 
-# Where task modules live: every module of these packages (and of their sub-packages' ``tasks`` modules) is imported
-# once, and registers its tasks and task types itself; the registry names none of them.
-TASK_PACKAGES = ("common.eval", "papers")
+DECLARATIONS = "common.eval.declarations"  # the shared tasks; each paper's own: papers.<paper>.tasks
 _loaded = False
 
 
+def paper_modules(name: str) -> list[str]:
+    """``papers.<paper>.<name>`` for every paper package that has such a module."""
+    papers = importlib.import_module("papers")
+    found = (f"papers.{info.name}.{name}" for info in pkgutil.iter_modules(papers.__path__) if info.ispkg)
+    return [m for m in found if find_spec(m) is not None]
+
+
 def load_tasks() -> None:
-    """Import every task module: the modules of ``common.eval`` and each ``papers.<paper>.tasks`` (each registers
-    its own tasks and task types)."""
+    """Import every task declaration: :mod:`common.eval.declarations` and each ``papers.<paper>.tasks``."""
     global _loaded
     if _loaded:
         return
     _loaded = True
-    for name in TASK_PACKAGES:
-        package = importlib.import_module(name)
-        for info in pkgutil.iter_modules(package.__path__):
-            module = f"{name}.{info.name}.tasks" if info.ispkg else f"{name}.{info.name}"
-            if info.name != "__main__" and importlib.util.find_spec(module) is not None:
-                importlib.import_module(module)
+    for module in (DECLARATIONS, *paper_modules("tasks")):
+        importlib.import_module(module)
 
 
 def get_task(task_id: str) -> Task:
@@ -144,14 +80,3 @@ def get_task(task_id: str) -> Task:
     if task_id not in TASKS:
         raise KeyError(f"unknown task {task_id!r}; registered: {', '.join(sorted(TASKS))}")
     return TASKS[task_id]
-
-
-def evaluate(task: Task, ctx: EvalContext) -> TaskResult:
-    load_tasks()
-    if task.type not in TASK_TYPES:
-        raise KeyError(f"task {task.id!r}: no evaluation function for type {task.type!r}")
-    result = TASK_TYPES[task.type](task, ctx)
-    if "main_score" not in result.scores:
-        raise ValueError(f"task {task.id!r}: its evaluation returned no main_score")
-    return result
-

@@ -25,7 +25,8 @@ from transformers import AutoModelForTokenClassification, PreTrainedTokenizerBas
 
 from common.eval import finetune
 from common.eval.finetune import FinetuneArguments, check_length
-from common.eval.tasks import EvalContext, Task, TaskResult, register_task, register_task_type
+from common.eval.task_types import EvalContext, TaskResult, register_task_type
+from common.eval.tasks import Task
 from common.io import DataFormatError, read_lines
 from common.models.tokenizer import load_tokenizer
 
@@ -162,13 +163,3 @@ def run_token_classification(task: Task, ctx: EvalContext) -> TaskResult:
     scores = finetune_and_evaluate(str(model_dir), load_tokenizer(model_dir), train, tests,
                                    finetune.arguments(p, ctx.seed), p["metric"], finetune.device(), ctx.precision)
     return TaskResult(scores, sorted(tests), [Path(entry["train"]), *map(Path, entry["test"].values())])
-
-
-# XTREME's fine-tuning of structured prediction (Hu et al. 2020): batch 32, lr 2e-5, 10 epochs, length 128.
-for name, dataset, metric, ref in (("pos", "udpos", "word_accuracy", "UD v2.5 POS, 17 universal tags; Table 12"),
-                                   ("ner", "panx", "entity_f1", "WikiANN (PAN-X) NER; Table 13")):
-    register_task(Task(
-        f"{name}@zero-shot", "token-classification", f"{ref}: fine-tuned on English, tested on every language",
-        "XTREME (Hu et al. 2020); HICTL Table 1", f"mean {metric.replace('_', ' ')} (%) over the test languages",
-        params={"dataset": dataset, "metric": metric, "batch_size": 32, "learning_rate": 2e-5, "epochs": 10,
-                "max_length": 128}, embedders=("sentence-encoder",)))

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from common.languages import ENGLISH
 from common.leaderboard.methods import METHODS, method
-from common.models.embedder import ENGLISH
 from common.nmt import plan as plan
 
 SETTING = "leaderboard"

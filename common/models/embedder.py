@@ -31,11 +31,11 @@ from safetensors.torch import load_file, save_file
 from torch import nn
 from transformers import PreTrainedTokenizerBase
 
+from common.languages import ENGLISH
 from common.models.encoder import SentenceEncoder, encode_sentences
 from common.models.tokenizer import load_tokenizer
 
 META = "embedder.json"
-ENGLISH = ("en", "eng")
 
 
 class NotApplicable(RuntimeError):

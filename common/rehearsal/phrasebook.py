@@ -9,8 +9,7 @@ import zlib
 from functools import cache
 
 from common.data.synthetic import TYPOLOGIES, Language, MeaningPool, PivotEnglish, SyntheticLanguage
-
-ENGLISH = {"en", "eng"}
+from common.languages import ENGLISH
 
 
 @cache

@@ -24,7 +24,8 @@ from pathlib import Path
 from common.config import PAPER_SCALES, load_paper_config
 from common.io import read_json
 from common.nmt import plan as plan
-from common.nmt.recipe import NMTSettings, validation_curve
+from common.nmt.logs import validation_curve
+from common.nmt.settings import NMTSettings
 from common.report.claim import claims_table
 from common.report.cli import main
 from common.report.context import ReportContext

@@ -1,4 +1,5 @@
-"""HICTL's own evaluation task (registered with :mod:`common.eval.tasks`):
+"""HICTL's own evaluation task, declared (:mod:`common.eval.tasks`; its evaluation function is in
+:mod:`papers.hictl.evaluators`):
 
 ``hictl-tsne`` -- appendix D, Figure 4: sentence embeddings of ``sets`` sets of ``per_set`` parallel sentences in
 five languages, mapped to 2-D by t-SNE, coloured by set and shaped by language. The paper draws its sets from
@@ -10,67 +11,7 @@ stored: % whose nearest neighbour is a translation of the same sentence, and bot
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-import numpy as np
-import torch
-
-from common.data import loaders
-from common.eval.similarity import normalize
-from common.eval.tasks import EvalContext, Task, TaskResult, register_task, register_task_type
-
-
-def multi_parallel(manifest: dict, languages: list[str], n: int) -> tuple[list[str], dict[str, list[str]], list]:
-    """The first five of ``languages`` the manifest's NLI files have (filled up with its other NLI languages), and
-    the first ``n`` distinct hypotheses of the first language with their translations (the same items)."""
-    have = manifest["nli_languages"]
-    langs = ([x for x in languages if x in have] + [x for x in have if x not in languages])[:5]
-    root = Path(manifest["nli_dir"])
-    split = "test" if (root / f"test-{langs[0]}.tsv").exists() else "dev"
-    files = [root / f"{split}-{x}.tsv" for x in langs]
-    data = {x: loaders.read_xnli_tsv(f).hypothesis for x, f in zip(langs, files)}
-    first: dict[str, int] = {}
-    for i, text in enumerate(data[langs[0]]):
-        first.setdefault(text, i)
-    items = sorted(first.values())[:n]
-    if len(items) < n:
-        raise ValueError(f"{files[0]}: only {len(items)} distinct sentences for {n}")
-    return langs, {x: [data[x][i] for i in items] for x in langs}, files
-
-
-def nearest_share(emb: np.ndarray, labels: np.ndarray) -> float:
-    """% of points whose nearest other point (by the given similarity rows) carries the same label."""
-    sims = emb @ emb.T
-    np.fill_diagonal(sims, -np.inf)
-    return float((labels[sims.argmax(1)] == labels).mean() * 100)
-
-
-@register_task_type("hictl-tsne")
-def run_tsne(task: Task, ctx: EvalContext) -> TaskResult:
-    from sklearn.manifold import TSNE
-
-    p = task.params_for(ctx.scale)
-    n = p["sets"] * p["per_set"]
-    langs, texts, files = multi_parallel(ctx.manifest, list(p["languages"]), n)
-    emb = torch.cat([normalize(ctx.encode(texts[x], x)) for x in langs]).numpy()  # (5n, D), language-major
-    sentence = np.tile(np.arange(n), len(langs))
-    group = sentence // p["per_set"]
-    xy = TSNE(n_components=2, perplexity=p["perplexity"], init="pca", random_state=p["seed"]).fit_transform(emb)
-    d2 = ((xy[:, None] - xy[None]) ** 2).sum(-1)  # squared distances in the map
-    np.fill_diagonal(d2, np.inf)
-    map_nn = d2.argmin(1)
-    scores = {
-        "languages": langs, "sets": p["sets"], "per_set": p["per_set"],
-        "nearest_in_own_set_pct": nearest_share(emb, group),
-        "nearest_is_translation_pct": nearest_share(emb, sentence),
-        "map_nearest_in_own_set_pct": float((group[map_nn] == group).mean() * 100),
-        "map_nearest_is_translation_pct": float((sentence[map_nn] == sentence).mean() * 100),
-        "points": [{"set": int(group[i]), "sentence": int(sentence[i]), "lang": langs[i // n],
-                    "x": float(xy[i, 0]), "y": float(xy[i, 1])} for i in range(len(xy))],
-    }
-    scores["main_score"] = scores["nearest_in_own_set_pct"]
-    return TaskResult(scores, langs, files)
-
+from common.eval.tasks import Task, register_task
 
 register_task(Task(
     "hictl-tsne", "hictl-tsne", "t-SNE of sets of parallel sentences in five languages", "HICTL appendix D, Figure 4",

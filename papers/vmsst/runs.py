@@ -14,7 +14,7 @@ batches, when given); VMSST Contrastive and Table 6 the first seed; the ablation
 from __future__ import annotations
 
 from common.runs import Run, RunRegistry
-from papers.vmsst.model import OBJECTIVES
+from papers.vmsst.settings import OBJECTIVES
 from papers.vmsst.variants import ABLATIONS, INIT, batch_run
 
 # Section 6.2: English STS, cross-lingual STS, Tatoeba, BUCC (cosine and margin), question retrieval;

@@ -23,7 +23,7 @@ import re
 from typing import Any
 
 from common.runs import INIT
-from papers.vmsst.model import OBJECTIVES, Settings
+from papers.vmsst.settings import OBJECTIVES, Settings
 
 ABLATIONS = ("vmsst_fact", "vmsst_4enc", "vmsst_dec-half", "vmsst_dec-1", "vmsst_nokl", "vmsst_1enc",
              "vmsst_no-enc-le", "vmsst_no-dec-le")

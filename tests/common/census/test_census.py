@@ -139,7 +139,8 @@ def test_nmt_jobs_counted_from_fairseqs_own_model(tmp_path):
 
     from common.census import nmt
     from common.models.tokenizer import SPECIAL_TOKENS, save_wordpiece
-    from common.nmt.recipe import NMTSettings, stage1_arguments, stage2_arguments
+    from common.nmt.recipe import stage1_arguments, stage2_arguments
+    from common.nmt.settings import NMTSettings
 
     enc = tmp_path / "encoder"
     BertModel(BertConfig(**TINY), add_pooling_layer=False).save_pretrained(enc)

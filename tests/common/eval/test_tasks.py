@@ -4,13 +4,32 @@ from common.eval.tasks import TASKS, Task, get_task, load_tasks, register_task
 
 
 def test_registered_ids_name_their_protocol():
-    load_tasks()  # the evaluators' modules register their tasks when imported; the registry names none of them
+    load_tasks()  # the declaration modules register their tasks when imported; the registry names none of them
     for tid in ("tatoeba@cosine", "bucc@ratio-k4", "bucc@distance-k3", "bucc@cosine", "sts-en@wmean", "xnli@zero-shot"):
         assert TASKS[tid].id == tid
     assert get_task("bucc@ratio-k4").params == {"scoring": "ratio", "k": 4, "retrieval": "max"}
     assert get_task("bucc@distance-k3").params == {"scoring": "distance", "k": 3, "retrieval": "max"}
     assert get_task("bucc@cosine").params == {"scoring": "cosine", "k": 1, "retrieval": "forward"}  # VMSST's
     assert get_task("moco-tsne").type == "moco-tsne"  # a paper's extra, imported on demand
+
+
+def test_every_declared_type_has_one_evaluation_function_and_declarations_need_no_evaluator():
+    """Declarations (common/eval/declarations.py, papers/<p>/tasks.py) and evaluation functions (their modules and
+    papers/<p>/evaluators.py) are found apart; every declared type has its function and every function a task."""
+    import subprocess
+    import sys
+
+    from common.eval.task_types import TASK_TYPES, load_task_types
+
+    load_task_types()
+    load_tasks()
+    assert {t.type for t in TASKS.values()} == set(TASK_TYPES)
+    assert {"moco-tsne", "moco-neighbors", "hictl-tsne", "qa", "token-classification"} <= set(TASK_TYPES)
+    code = ("import sys; from common.eval.tasks import TASKS, load_tasks; load_tasks(); "
+            "print(len(TASKS), sorted(m for m in sys.modules if m in ('torch', 'numpy') or m.endswith('.evaluators') "
+            "or m.startswith('common.eval.') and m not in ('common.eval.tasks', 'common.eval.declarations')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split(" ", 1)
+    assert int(out[0]) == len(TASKS) and out[1].strip() == "[]", out
 
 
 def test_scale_params_and_applicability():
@@ -31,7 +50,7 @@ def test_unknown_and_duplicate_ids():
 def test_bucc_refuses_a_split_without_gold(tmp_path):
     """The BUCC 2018 test gold is not public: a reported split without a gold file is an error that says so,
     never an empty gold set scored as F1 = 0."""
-    from common.eval.tasks import EvalContext, evaluate
+    from common.eval.task_types import EvalContext, evaluate
     from common.io import DataFormatError
 
     for split in ("training", "test"):
@@ -61,7 +80,7 @@ def test_bucc_oracle_threshold_is_optimal_on_the_reported_split(tmp_path):
     s1->e1 1.0 (gold), s3->e3 0.8 (no gold), s2->e2 0.6 (gold). Accepting all three gives P = 2/3, R = 1,
     F1 = 80.0, the optimum (one: 66.7, two: 50.0). The tuning split (t1->f1 1.0 gold, t2->f2 0.95 no gold) puts the
     tuned threshold between 1.0 and 0.95, which on the test split accepts s1 only: F1 = 66.7."""
-    from common.eval.tasks import EvalContext, evaluate
+    from common.eval.task_types import EvalContext, evaluate
 
     splits = {"training": ({"t1": "T1", "t2": "T2"}, {"f1": "F1", "f2": "F2"}, "t1\tf1\n"),
               "test": ({"s1": "S1", "s2": "S2", "s3": "S3"}, {"e1": "E1", "e2": "E2", "e3": "E3"}, "s1\te1\ns2\te2\n")}

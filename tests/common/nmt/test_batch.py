@@ -4,7 +4,6 @@ import pytest
 import torch
 
 from common.nmt.recipe import (
-    NMTSettings,
     _common,
     _hf,
     baseline,
@@ -13,6 +12,7 @@ from common.nmt.recipe import (
     update_freq,
     world_size,
 )
+from common.nmt.settings import NMTSettings
 
 
 def test_update_freq_reaches_the_planned_batch():

@@ -8,7 +8,8 @@ import pytest
 
 from common.config import load_config
 from common.nmt import plan
-from common.nmt.recipe import NMTSettings, baseline_arguments, stage1_arguments, stage2_arguments
+from common.nmt.recipe import baseline_arguments, stage1_arguments, stage2_arguments
+from common.nmt.settings import NMTSettings
 
 NMT = load_config("hictl", "paper")["nmt"]
 ENCODERS = load_config("hictl", "paper")["encoders"]

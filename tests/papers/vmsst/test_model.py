@@ -11,7 +11,8 @@ from common.training.trainer import enable_activation_checkpointing
 from papers.vmsst import variants
 from papers.vmsst.data import VMSSTCollator
 from papers.vmsst.decoder import LatentDecoder
-from papers.vmsst.model import VMSST, Settings, kl_standard_normal
+from papers.vmsst.model import VMSST, kl_standard_normal
+from papers.vmsst.settings import Settings
 from papers.vmsst.train import set_dropout
 
 V, D = 40, 8

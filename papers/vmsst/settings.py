@@ -1,0 +1,25 @@
+"""What a VMSST run trains (section 6.3's objectives and section 7's ablation switches), as plain data: the workflow
+reads it to list the runs, and :mod:`papers.vmsst.model` builds the model from it (so the run registry imports
+no torch)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+OBJECTIVES = ("vmsst", "bitranslation", "contrastive", "vmsst_contrastive")
+
+
+@dataclass
+class Settings:
+    objective: str = "vmsst"
+    elbo_weight: float = 0.1  # lambda of section 4: 0.1 from random init, 0.025 from pretrained (section 6.4)
+    vmsst_weight: float = 0.0005  # VMSST Contrastive's lambda on the VMSST loss (6.4: 0.0005, 24-layer 0.001)
+    anneal_steps: int = 1_000_000
+    kl: bool = True
+    encoders: str = "twin"  # twin | one (Table 4 "1 enc.") | n<K> (K language encoders, "4 enc.") | per_language
+    encoder_language_embeddings: bool = True
+    decoder_language_embeddings: bool = True
+    decoders: str = "shared"  # shared | per_language (Table 6 "full dec.")
+    decoder_layers: int = 1
+    factored: bool = False
+    compile_loss: bool = False  # the decoder's vocabulary projection + loss through torch.compile (speed only)
+    loss_chunk_tokens: int = 0  # > 0: the decoder loss in chunks of this many tokens (memory; same values)
