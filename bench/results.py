@@ -104,13 +104,11 @@ def read_record(path: str | Path) -> dict:
 
 
 def machine() -> str:
-    """A short description of the machine the benchmarks run on: the GPU's name, or the CPU model and cores. The
-    workflow names folders with it when it loads, so torch is imported only where an NVIDIA driver is."""
-    if Path("/dev/nvidiactl").exists():
-        import torch
+    """A short description of the machine the benchmarks run on: the GPU's name, or the CPU model and cores."""
+    import torch
 
-        if torch.cuda.is_available():
-            return torch.cuda.get_device_name().replace(" ", "-")
+    if torch.cuda.is_available():
+        return torch.cuda.get_device_name().replace(" ", "-")
     model = platform.processor() or "cpu"
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():

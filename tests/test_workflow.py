@@ -244,14 +244,14 @@ def test_loading_the_workflow_and_the_reports_imports_no_torch(tmp_path, scale):
     """Every snakemake invocation loads the workflow (on Slurm every job loads it again), and a report job reads only
     results JSON: neither pays for importing torch and transformers (~5 s). So task declarations, run registries and
     the bench's machine name are plain data. Fails when a module the Snakefiles or a report imports imports torch."""
-    assert len(REPORT_MODULES) == 6, REPORT_MODULES
+    assert {"papers.dap.report", "papers.hictl.report_nmt", "common.leaderboard.report"} < set(REPORT_MODULES)
     code = (f"import importlib, sys\nfrom snakemake.cli import main\n"
             f"sys.argv = ['snakemake', '-s', {str(ROOT / 'Snakefile')!r}, '-d', {str(tmp_path)!r}, 'all', '-n', "
             f"'--config', 'scale={scale}']\n"
             "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
             f"for m in {REPORT_MODULES!r}:\n    importlib.import_module(m)\n"
             "print(sorted({'torch', 'transformers'} & set(sys.modules)))\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=1800, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-4000:]
     assert proc.stdout.strip().splitlines()[-1] == "[]"
 

@@ -6,9 +6,10 @@ and ``bucc@distance-k3`` are two tasks). Parameters that must shrink with the sc
 budgets of XNLI) are declared per scale, so at one scale an id means one protocol for every paper.
 
 The shared tasks are declared in :mod:`common.eval.declarations`, a paper's own (MoCo-BERT's t-SNE and
-neighbours) in ``papers/<paper>/tasks.py``; :func:`load_tasks` imports those modules (``DECLARATIONS``) before
-the first lookup. They are plain data: the workflow, the census and the report read them without importing torch
-or any evaluator. What runs a task is the evaluation function of its ``type`` (:mod:`common.eval.task_types`).
+neighbours) in ``papers/<paper>/tasks.py``; :func:`load_tasks` imports ``DECLARATIONS`` and every paper's
+``tasks`` module before the first lookup. They are plain data: the workflow and the reports read them without
+importing torch or any evaluator. What runs a task is the evaluation function of its ``type``
+(:mod:`common.eval.task_types`).
 """
 from __future__ import annotations
 

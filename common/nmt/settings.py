@@ -1,5 +1,5 @@
 """A fine-tuning job's hyper-parameters (:class:`NMTSettings`), as plain data: :mod:`common.nmt.plan` gives each job
-its fields, :mod:`common.nmt.recipe` runs them, and the reports and the census read them without importing torch."""
+its fields, :mod:`common.nmt.recipe` runs them, and the reports read them without importing torch."""
 from __future__ import annotations
 
 from collections.abc import Mapping

@@ -2,7 +2,9 @@
 from snakemake.exceptions import WorkflowError
 
 CFG = load_bench_config(SCALE)
-OUT = f"{config['figures_root']}/bench/{machine()}/{SCALE}"
+# the machine's name is a wildcard that only bench/all fills in (machine() may ask CUDA, and loading the workflow
+# must not import torch: tests/test_workflow.py)
+OUT = f"{config['figures_root']}/bench/{{machine}}/{SCALE}"
 RESULTS = f"{config['results_root']}/{SCALE}/bench"
 NAMES = ["train_step", "encode", "mining", "overheads", "scaling"]
 PLOTS = {"mining": "mining_time", "scaling": "scaling"}
@@ -12,22 +14,36 @@ except WorkflowError:  # a cluster executor (no --cores): one job per node, the 
     BENCH_THREADS = CFG["threads"]
 
 
+wildcard_constraints:
+    machine=r"[^/]+",
+
+
+def here(wildcards):
+    """The output folder of a benchmark job (its machine wildcard filled in)."""
+    return OUT.format(machine=wildcards.machine)
+
+
 def outputs(name):
     files = [f"{OUT}/{name}.json", f"{OUT}/{name}.md"]
     return files + [f"{OUT}/{PLOTS[name]}.{ext}" for ext in ("png", "pdf")] if name in PLOTS else files
 
 
+def per_machine(name):
+    """The log and benchmark folder of job ``name``: a benchmark or its report is one per machine."""
+    return f"{SCALE}/bench/{{machine}}" if name in (*NAMES, "report") else f"{SCALE}/bench"
+
+
 def log(name):
-    return f"logs/{SCALE}/bench/{name}.log"
+    return f"logs/{per_machine(name)}/{name}.log"
 
 
 def bench(name):
-    return f"benchmarks/{SCALE}/bench/{name}.tsv"
+    return f"benchmarks/{per_machine(name)}/{name}.tsv"
 
 
 rule all:
     input:
-        [f for n in NAMES for f in outputs(n)] + [f"{OUT}/README.md"],
+        lambda wc: [f.format(machine=machine()) for f in [*(f for n in NAMES for f in outputs(n)), f"{OUT}/README.md"]],
     output:
         "bench/all",
     log:
@@ -61,7 +77,7 @@ rule train_step:
         outputs("train_step"),
     threads: BENCH_THREADS
     params:
-        out=OUT,
+        out=here,
         c=CFG["train_step"],
         threads=CFG["threads"],
     log:
@@ -79,7 +95,7 @@ rule encode:
         outputs("encode"),
     threads: BENCH_THREADS
     params:
-        out=OUT,
+        out=here,
         c=CFG["encode"],
         threads=CFG["threads"],
     log:
@@ -99,7 +115,7 @@ rule mining:
         outputs("mining"),
     threads: BENCH_THREADS
     params:
-        out=OUT,
+        out=here,
         c=CFG["mining"],
         sizes=" ".join(map(str, CFG["mining"]["sizes"])),
         flat_max=CFG["mining"].get("flat_max", 0),
@@ -119,7 +135,7 @@ rule overheads:
         outputs("overheads"),
     threads: BENCH_THREADS
     params:
-        out=OUT,
+        out=here,
         c=CFG["overheads"],
         threads=CFG["threads"],
     log:
@@ -137,7 +153,7 @@ rule scaling:
         outputs("scaling"),
     threads: BENCH_THREADS
     params:
-        out=OUT,
+        out=here,
         c=CFG["scaling"],
         batches=" ".join(map(str, CFG["scaling"]["batches"])),
         processes=" ".join(map(str, CFG["scaling"]["processes"])),
@@ -158,7 +174,7 @@ rule report:
     output:
         f"{OUT}/README.md",
     params:
-        out=OUT,
+        out=here,
     log:
         log("report"),
     benchmark:

@@ -1,6 +1,7 @@
 import pytest
 
 from common.eval.tasks import TASKS, Task, get_task, load_tasks, register_task
+from tests.conftest import ROOT
 
 
 def test_registered_ids_name_their_protocol():
@@ -28,7 +29,8 @@ def test_every_declared_type_has_one_evaluation_function_and_declarations_need_n
     code = ("import sys; from common.eval.tasks import TASKS, load_tasks; load_tasks(); "
             "print(len(TASKS), sorted(m for m in sys.modules if m in ('torch', 'numpy') or m.endswith('.evaluators') "
             "or m.startswith('common.eval.') and m not in ('common.eval.tasks', 'common.eval.declarations')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split(" ", 1)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120,
+                         cwd=ROOT).stdout.split(" ", 1)
     assert int(out[0]) == len(TASKS) and out[1].strip() == "[]", out
 
 
