@@ -43,7 +43,7 @@ def bench(name):
 
 rule all:
     input:
-        lambda wc: [f.format(machine=machine()) for f in [*(f for n in NAMES for f in outputs(n)), f"{OUT}/README.md"]],
+        lambda wc: expand([*(f for n in NAMES for f in outputs(n)), f"{OUT}/README.md"], machine=machine()),
     output:
         "bench/all",
     log:
