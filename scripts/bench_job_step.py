@@ -1,0 +1,222 @@
+"""One training job of a paper's workflow, its step time against its FLOPs: where a step's time goes on this machine.
+
+Give it the job's own arguments, as ``snakemake -n -p`` prints them for ``python -m papers.<paper>.train``, and run
+it where the workflow prepared that job's corpus and tokenizer (``--output_dir`` is read for nothing and written to
+nothing):
+
+    python scripts/bench_job_step.py --paper vmsst --experiment vmsst --scale mini --method vmsst --init l2 --seed 1 \\
+        --corpus results/mini/vmsst/corpus/manifest.json --tokenizer results/mini/vmsst/tokenizer/l2/shared \\
+        --output_dir unused --variant vmsst.compile_loss=false
+
+The paper's recipe builds the job's model as the trainer gets it (the config's activation checkpointing and
+gradient cache switched on where it asks), with the trainer's optimizer, the config's gradient clipping and the
+job's precision as :func:`common.precision.run_precision` resolves it on this machine (bf16 autocast, or fp32 where
+the CPU has no native bf16). A step is what the trainer's step is on one process: collate a global batch of the
+job's examples (drawn with a seeded generator, the same draws for every variant), forward, backward, clip, update.
+
+Printed for the config as it is and for each ``--variant KEY=VALUE`` (a dotted key of the job's config, the value
+read as YAML), all built in one process and timed in alternating rounds, so each ratio is against a baseline
+under the same load:
+
+* the first step's time (a compiled loss compiles there) and the median of the steady steps;
+* model GFLOP per step: ``FlopCounterMode`` over eager forward and backward passes of the first timed round's
+  batches, their mean (matrix products and attention; :mod:`common.census.flops`);
+* the GFLOP/s that makes, and its share of this machine's matrix-product rate at the step's precision (a
+  2048 x 2048 x 2048 product, the best of five, measured in the same process). A share near 1 means the step is
+  bound by its matrix products: only fewer FLOPs (a smaller config) or a faster unit makes it shorter.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import logging
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+import yaml
+from transformers import HfArgumentParser
+
+from common.census import flops
+from common.census.probe import recipe_of
+from common.config import load_experiment_config
+from common.data.manifest import load_manifest
+from common.io import write_json
+from common.precision import run_precision
+from common.training.cli import RunArguments
+from common.training.grad_cache import enable_grad_cache
+from common.training.trainer import TrainingArguments, build_optimizer, enable_activation_checkpointing
+
+log = logging.getLogger("bench_job_step")
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+@dataclass
+class Job:
+    """One variant of the job, built and ready to step."""
+
+    name: str
+    model: torch.nn.Module
+    collate: Any
+    optimizer: torch.optim.Optimizer
+    clip: float
+    dtype: torch.dtype | None
+    rows: int
+    step: int = 0
+    first_s: float = 0.0
+
+    def run_step(self, examples: list[Any], generator: torch.Generator) -> None:
+        on_step = getattr(self.model, "on_step", None)  # the trainer tells step-dependent losses the step
+        if on_step is not None:
+            on_step(self.step)
+        batch = self.collate(examples, generator)
+        with torch.autocast("cpu", dtype=self.dtype or torch.bfloat16, enabled=self.dtype is not None):
+            loss = self.model(**batch)["loss"]
+        loss.backward()
+        if self.clip > 0:
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.clip)
+        self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        self.step += 1
+
+
+def set_key(cfg: dict[str, Any], assignment: str) -> dict[str, Any]:
+    """A copy of ``cfg`` with ``KEY=VALUE`` set (a dotted key that must exist; the value read as YAML)."""
+    key, sep, value = assignment.partition("=")
+    if not sep:
+        raise SystemExit(f"--variant {assignment!r}: expected KEY=VALUE")
+    out = copy.deepcopy(cfg)
+    *parents, leaf = key.split(".")
+    node = out
+    for part in parents:
+        node = node.get(part) if isinstance(node, dict) else None
+        if not isinstance(node, dict):
+            raise SystemExit(f"--variant {assignment!r}: the job's config has no section {part!r}")
+    if leaf not in node:
+        raise SystemExit(f"--variant {assignment!r}: the job's config has no key {key!r}")
+    node[leaf] = yaml.safe_load(value)
+    return out
+
+
+def build(name: str, paper: str, cfg: dict[str, Any], run: RunArguments, manifest: dict[str, Any],
+          examples: Any) -> Job:
+    recipe = recipe_of(paper)
+    torch.manual_seed(run.seed)
+    built = recipe.build(cfg, run, manifest, examples)
+    t = {**cfg["training"], **built.training_overrides}
+    model = built.model.train()
+    if t.get("gradient_checkpointing"):
+        enable_activation_checkpointing(model)
+    if t.get("grad_cache_rows"):
+        enable_grad_cache(model, int(t["grad_cache_rows"]))
+    args = TrainingArguments.from_config(t, output_dir=run.output_dir, seed=run.seed)
+    return Job(name, model, built.collate, build_optimizer(model, args), args.grad_clip, DTYPES.get(args.precision),
+               int(t["global_batch_size"]))
+
+
+def matmul_rate(dtype: torch.dtype, n: int = 2048, repeats: int = 5) -> float:
+    """FLOP/s of an n x n x n matrix product at ``dtype`` on this machine: the best of ``repeats``."""
+    a, b = torch.randn(n, n, dtype=dtype), torch.randn(n, n, dtype=dtype)
+    a @ b
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - t0)
+    return 2 * n**3 / best
+
+
+def step_flops(job: Job, examples: list[Any], generator: torch.Generator) -> float:
+    """Model FLOPs of one forward and backward, run eagerly (a compiled region would hide its products)."""
+    batch = job.collate(examples, generator)
+    counter = flops.counter()
+    with torch.compiler.set_stance("force_eager"), counter:
+        with torch.autocast("cpu", dtype=job.dtype or torch.bfloat16, enabled=job.dtype is not None):
+            loss = job.model(**batch)["loss"]
+        loss.backward()
+    job.optimizer.zero_grad(set_to_none=True)
+    return float(counter.get_total_flops())
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--paper", required=True, help="the paper whose recipe trains the job (papers/<paper>/train.py)")
+    p.add_argument("--variant", action="append", default=[], metavar="KEY=VALUE",
+                   help="a config change to time beside the job as it is (repeatable)")
+    p.add_argument("--warmup", type=int, default=3, help="steps of each variant before timing (compiling included)")
+    p.add_argument("--steps", type=int, default=5, help="timed steps per variant and round")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--threads", type=int, default=1, help="torch threads (the mini workflows run jobs on 1)")
+    p.add_argument("--json", default=None, help="also write the figures here")
+    a, rest = p.parse_known_args(argv)
+    (run,) = HfArgumentParser(RunArguments).parse_args_into_dataclasses(args=rest)
+    run.experiment = run.experiment or a.paper
+    torch.set_num_threads(a.threads)
+    cfg = load_experiment_config(run.experiment, a.paper, run.scale)
+    cfg["training"]["precision"] = run_precision(cfg["training"].get("precision", "fp32"), run.scale)
+    manifest = load_manifest(run.corpus)
+    examples = recipe_of(a.paper).examples(cfg, run, manifest)
+    configs = {"as configured": cfg} | {v: set_key(cfg, v) for v in a.variant}
+    jobs = [build(name, a.paper, c, run, manifest, examples) for name, c in configs.items()]
+    total = a.warmup + a.steps * a.rounds
+
+    def draw(rows: int) -> list[list[Any]]:
+        """``total`` batches of ``rows`` examples, the same draws for every variant of that batch size."""
+        draws = torch.Generator().manual_seed(run.seed)
+        return [[examples[int(i)] for i in torch.randint(len(examples), (rows,), generator=draws)]
+                for _ in range(total)]
+
+    batches = {job.name: draw(job.rows) for job in jobs}
+
+    def generator(i: int) -> torch.Generator:
+        return torch.Generator().manual_seed(run.seed * 100_003 + i)
+
+    for job in jobs:
+        for i in range(a.warmup):
+            t0 = time.perf_counter()
+            job.run_step(batches[job.name][i], generator(i))
+            if i == 0:
+                job.first_s = time.perf_counter() - t0
+        log.info("%s: warm (first step %.1f s)", job.name, job.first_s)
+    times: dict[str, list[float]] = {job.name: [] for job in jobs}
+    for r in range(a.rounds):
+        for job in jobs if r % 2 == 0 else jobs[::-1]:
+            for s in range(a.steps):
+                i = a.warmup + r * a.steps + s
+                t0 = time.perf_counter()
+                job.run_step(batches[job.name][i], generator(i))
+                times[job.name].append(time.perf_counter() - t0)
+            log.info("%s: round %d, %.2f s a step", job.name, r + 1, statistics.median(times[job.name][-a.steps:]))
+    precision = cfg["training"]["precision"]
+    rate = matmul_rate(DTYPES.get(precision, torch.float32))
+    record: dict[str, Any] = {
+        "paper": a.paper, "experiment": run.experiment, "scale": run.scale, "method": run.method, "init": run.init,
+        "precision": precision, "threads": a.threads, "torch": torch.__version__,
+        "matmul_gflops": rate / 1e9, "variants": {}}
+    print(f"{a.paper} {run.method} ({run.init}), {run.scale}: {precision}, {a.threads} thread(s); "
+          f"matrix products at {precision}: {rate / 1e9:.1f} GFLOP/s on this machine")
+    base = statistics.median(times[jobs[0].name])
+    for job in jobs:
+        step = statistics.median(times[job.name])
+        counted = range(a.warmup, a.warmup + a.steps)  # the first timed round's batches
+        gflop = statistics.mean(step_flops(job, batches[job.name][i], generator(i)) for i in counted) / 1e9
+        share = gflop / step / (rate / 1e9)
+        record["variants"][job.name] = {
+            "rows": job.rows, "first_step_s": job.first_s, "step_s": step, "step_s_all": times[job.name],
+            "gflop_per_step": gflop, "gflops": gflop / step, "share_of_matmul_rate": share,
+            "step_ratio_to_configured": step / base}
+        print(f"  {job.name}: {job.rows} rows, first step {job.first_s:.1f} s, steady {step:.2f} s "
+              f"({step / base:.2f}x), {gflop:.1f} GFLOP a step, {gflop / step:.1f} GFLOP/s = {share:.0%} of the "
+              "matrix-product rate")
+    if a.json:
+        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+        write_json(a.json, record)
+    return record
+
+
+if __name__ == "__main__":
+    main()
