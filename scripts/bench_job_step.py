@@ -9,10 +9,13 @@ nothing):
         --output_dir unused --variant vmsst.compile_loss=false
 
 The paper's recipe builds the job's model as the trainer gets it (the config's activation checkpointing and
-gradient cache switched on where it asks), with the trainer's optimizer, the config's gradient clipping and the
-job's precision as :func:`common.precision.run_precision` resolves it on this machine (bf16 autocast, or fp32 where
-the CPU has no native bf16). A step is what the trainer's step is on one process: collate a global batch of the
-job's examples (drawn with a seeded generator, the same draws for every variant), forward, backward, clip, update.
+gradient cache switched on where it asks), with the trainer's optimizer, the config's gradient clipping, the job's
+precision as :func:`common.precision.run_precision` resolves it on this machine (bf16 autocast, or fp32 where the
+CPU has no native bf16), and malloc keeping freed memory as in a CPU job (:mod:`common.training.malloc`). A step is
+what the trainer's step is on one process: collate a global batch of the job's examples (drawn with a seeded
+generator, the same draws for every variant), forward, backward, clip, update.
+Left out, as costing next to nothing: the learning-rate schedule, logging and checkpoints; a config that splits
+the step into micro-batches (``micro_batch_per_gpu``) is timed as one batch.
 
 Printed for the config as it is and for each ``--variant KEY=VALUE`` (a dotted key of the job's config, the value
 read as YAML), all built in one process and timed in alternating rounds, so each ratio is against a baseline
@@ -48,6 +51,7 @@ from common.io import write_json
 from common.precision import run_precision
 from common.training.cli import RunArguments
 from common.training.grad_cache import enable_grad_cache
+from common.training.malloc import keep_freed_memory
 from common.training.trainer import TrainingArguments, build_optimizer, enable_activation_checkpointing
 
 log = logging.getLogger("bench_job_step")
@@ -153,6 +157,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--threads", type=int, default=1, help="torch threads (the mini workflows run jobs on 1)")
     p.add_argument("--json", default=None, help="also write the figures here")
     a, rest = p.parse_known_args(argv)
+    keep_freed_memory(on_cpu=True)  # as the training command line does on the CPU
     (run,) = HfArgumentParser(RunArguments).parse_args_into_dataclasses(args=rest)
     run.experiment = run.experiment or a.paper
     torch.set_num_threads(a.threads)

@@ -40,6 +40,7 @@ from common.nmt.embedder import save_fairseq_encoder_meta
 from common.nmt.plan import FAIRSEQ_MAX_LEN
 from common.nmt.settings import NMTSettings
 from common.precision import run_precision
+from common.training.malloc import child_environment, keep_freed_memory
 
 log = logging.getLogger(__name__)
 PLUGIN = Path(__file__).parent / "fairseq_plugin"
@@ -80,7 +81,8 @@ def batch_record(s: NMTSettings, fairseq_arch: bool = False) -> dict[str, Any]:
 
 
 def _run(cmd: list[str], log_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    path = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    env = child_environment({**os.environ, "PYTHONPATH": path}, on_cpu=not torch.cuda.is_available())
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "a", encoding="utf-8") as fh:
         fh.write(" ".join(cmd) + "\n")
@@ -279,6 +281,7 @@ def main(argv: list[str] | None = None) -> None:
                                    '"max_len"}')
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    keep_freed_memory(on_cpu=not torch.cuda.is_available())  # translate decodes in this process
     s = NMTSettings.from_config(json.loads(a.settings or "{}"))
     if s.bf16 and a.scale:  # a resumed run keeps the precision it ran at
         resumed = resumed_precision(Path(a.save_dir)) if a.save_dir else None

@@ -31,6 +31,7 @@ from common.data.manifest import load_manifest
 from common.distributed.collectives import rank
 from common.io import write_json
 from common.precision import run_precision
+from common.training.malloc import keep_freed_memory
 from common.training.onednn import bound_primitive_cache
 from common.training.stopping import EXIT_RESUME
 from common.training.trainer import LaunchArguments, Trainer, TrainingArguments, resumable_arguments
@@ -97,6 +98,7 @@ def snapshotter(run: RunArguments, built: Built, resolved: dict[str, Any]) -> Ca
 def main(recipe: Recipe, argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     log.info("oneDNN primitive cache: %d entries", bound_primitive_cache())  # before the first matmul
+    keep_freed_memory(on_cpu=not torch.cuda.is_available())  # before the first large tensor
     (run,) = HfArgumentParser(RunArguments).parse_args_into_dataclasses(args=argv)
     run.experiment = experiment = run.experiment or recipe.paper
     cfg = load_experiment_config(experiment, recipe.paper, run.scale)
