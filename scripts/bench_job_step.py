@@ -18,15 +18,21 @@ Left out, as costing next to nothing: the learning-rate schedule, logging and ch
 the step into micro-batches (``micro_batch_per_gpu``) is timed as one batch.
 
 Printed for the config as it is and for each ``--variant KEY=VALUE`` (a dotted key of the job's config, the value
-read as YAML), all built in one process and timed in alternating rounds, so each ratio is against a baseline
-under the same load:
+read as YAML; each variant resolves its own precision and examples), all built in one process and timed in
+alternating rounds, so each ratio is against a baseline under the same load:
 
-* the first step's time (a compiled loss compiles there) and the median of the steady steps;
-* model GFLOP per step: ``FlopCounterMode`` over eager forward and backward passes of the first timed round's
-  batches, their mean (matrix products and attention; :mod:`common.census.flops`);
-* the GFLOP/s that makes, and its share of this machine's matrix-product rate at the step's precision (a
-  2048 x 2048 x 2048 product, the best of five, measured in the same process). A share near 1 means the step is
-  bound by its matrix products: only fewer FLOPs (a smaller config) or a faster unit makes it shorter.
+* the first step's time (a compiled loss compiles there: the first variant to run a compiled function pays for it)
+  and the median of the steady steps;
+* GFLOP per step: ``FlopCounterMode`` over eager forward and backward passes of the first timed round's batches,
+  their mean (matrix products and attention, recomputed forwards included where activation checkpointing is on;
+  :mod:`common.census.flops`);
+* GFLOP/s: those batches' FLOPs over the same batches' step times, and its share of this machine's matrix-product
+  rate at the step's precision (a 2048 x 2048 x 2048 product, the best of five, measured in the same process). A
+  share near 1 means the step is bound by its matrix products: only fewer FLOPs (a smaller config) or a faster unit
+  makes it shorter.
+
+Batches are drawn with replacement (the trainer walks a permutation): the same draws for variants of one batch size
+and one set of examples.
 """
 from __future__ import annotations
 
@@ -35,6 +41,7 @@ import copy
 import logging
 import statistics
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,6 +59,7 @@ from common.precision import run_precision
 from common.training.cli import RunArguments
 from common.training.grad_cache import enable_grad_cache
 from common.training.malloc import keep_freed_memory
+from common.training.onednn import bound_primitive_cache
 from common.training.trainer import TrainingArguments, build_optimizer, enable_activation_checkpointing
 
 log = logging.getLogger("bench_job_step")
@@ -64,13 +72,22 @@ class Job:
 
     name: str
     model: torch.nn.Module
-    collate: Any
+    collate: Callable[[list[Any], torch.Generator], dict[str, Any]]
     optimizer: torch.optim.Optimizer
     clip: float
     dtype: torch.dtype | None
+    precision: str
     rows: int
+    examples: Sequence[Any]
     step: int = 0
     first_s: float = 0.0
+
+    def draw(self, batches: int, seed: int) -> list[list[Any]]:
+        """``batches`` batches of ``rows`` examples, drawn with replacement; variants of one batch size and one set of
+        examples get the same draws."""
+        draws = torch.Generator().manual_seed(seed)
+        return [[self.examples[int(i)] for i in torch.randint(len(self.examples), (self.rows,), generator=draws)]
+                for _ in range(batches)]
 
     def run_step(self, examples: list[Any], generator: torch.Generator) -> None:
         on_step = getattr(self.model, "on_step", None)  # the trainer tells step-dependent losses the step
@@ -96,9 +113,10 @@ def set_key(cfg: dict[str, Any], assignment: str) -> dict[str, Any]:
     *parents, leaf = key.split(".")
     node = out
     for part in parents:
-        node = node.get(part) if isinstance(node, dict) else None
-        if not isinstance(node, dict):
+        child = node.get(part)
+        if not isinstance(child, dict):
             raise SystemExit(f"--variant {assignment!r}: the job's config has no section {part!r}")
+        node = child
     if leaf not in node:
         raise SystemExit(f"--variant {assignment!r}: the job's config has no key {key!r}")
     node[leaf] = yaml.safe_load(value)
@@ -106,7 +124,7 @@ def set_key(cfg: dict[str, Any], assignment: str) -> dict[str, Any]:
 
 
 def build(name: str, paper: str, cfg: dict[str, Any], run: RunArguments, manifest: dict[str, Any],
-          examples: Any) -> Job:
+          examples: Sequence[Any]) -> Job:
     recipe = recipe_of(paper)
     torch.manual_seed(run.seed)
     built = recipe.build(cfg, run, manifest, examples)
@@ -118,7 +136,7 @@ def build(name: str, paper: str, cfg: dict[str, Any], run: RunArguments, manifes
         enable_grad_cache(model, int(t["grad_cache_rows"]))
     args = TrainingArguments.from_config(t, output_dir=run.output_dir, seed=run.seed)
     return Job(name, model, built.collate, build_optimizer(model, args), args.grad_clip, DTYPES.get(args.precision),
-               int(t["global_batch_size"]))
+               args.precision, int(t["global_batch_size"]), examples)
 
 
 def matmul_rate(dtype: torch.dtype, n: int = 2048, repeats: int = 5) -> float:
@@ -157,25 +175,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--threads", type=int, default=1, help="torch threads (the mini workflows run jobs on 1)")
     p.add_argument("--json", default=None, help="also write the figures here")
     a, rest = p.parse_known_args(argv)
-    keep_freed_memory(on_cpu=True)  # as the training command line does on the CPU
+    bound_primitive_cache()  # as the training command line does, before the first matmul
+    kept = keep_freed_memory(on_cpu=True)
     (run,) = HfArgumentParser(RunArguments).parse_args_into_dataclasses(args=rest)
     run.experiment = run.experiment or a.paper
     torch.set_num_threads(a.threads)
     cfg = load_experiment_config(run.experiment, a.paper, run.scale)
-    cfg["training"]["precision"] = run_precision(cfg["training"].get("precision", "fp32"), run.scale)
     manifest = load_manifest(run.corpus)
-    examples = recipe_of(a.paper).examples(cfg, run, manifest)
-    configs = {"as configured": cfg} | {v: set_key(cfg, v) for v in a.variant}
-    jobs = [build(name, a.paper, c, run, manifest, examples) for name, c in configs.items()]
+    jobs = []
+    for name, c in ({"as configured": cfg} | {v: set_key(cfg, v) for v in a.variant}).items():
+        c["training"]["precision"] = run_precision(c["training"].get("precision", "fp32"), run.scale, "cpu")
+        jobs.append(build(name, a.paper, c, run, manifest, recipe_of(a.paper).examples(c, run, manifest)))
     total = a.warmup + a.steps * a.rounds
-
-    def draw(rows: int) -> list[list[Any]]:
-        """``total`` batches of ``rows`` examples, the same draws for every variant of that batch size."""
-        draws = torch.Generator().manual_seed(run.seed)
-        return [[examples[int(i)] for i in torch.randint(len(examples), (rows,), generator=draws)]
-                for _ in range(total)]
-
-    batches = {job.name: draw(job.rows) for job in jobs}
+    batches = {job.name: job.draw(total, run.seed) for job in jobs}
 
     def generator(i: int) -> torch.Generator:
         return torch.Generator().manual_seed(run.seed * 100_003 + i)
@@ -196,32 +208,31 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 job.run_step(batches[job.name][i], generator(i))
                 times[job.name].append(time.perf_counter() - t0)
             log.info("%s: round %d, %.2f s a step", job.name, r + 1, statistics.median(times[job.name][-a.steps:]))
-    precision = cfg["training"]["precision"]
-    rate = matmul_rate(DTYPES.get(precision, torch.float32))
+    rates = {job.precision: matmul_rate(DTYPES.get(job.precision, torch.float32)) for job in jobs}
     record: dict[str, Any] = {
         "paper": a.paper, "experiment": run.experiment, "scale": run.scale, "method": run.method, "init": run.init,
-        "precision": precision, "threads": a.threads, "torch": torch.__version__,
-        "matmul_gflops": rate / 1e9, "variants": {}}
-    print(f"{a.paper} {run.method} ({run.init}), {run.scale}: {precision}, {a.threads} thread(s); "
-          f"matrix products at {precision}: {rate / 1e9:.1f} GFLOP/s on this machine")
+        "threads": a.threads, "torch": torch.__version__, "malloc_keeps_freed_memory": kept,
+        "matmul_gflops": {precision: rate / 1e9 for precision, rate in rates.items()}, "variants": {}}
+    print(f"{a.paper} {run.method} ({run.init}), {run.scale}, {a.threads} thread(s); matrix products on this machine: "
+          + ", ".join(f"{rate / 1e9:.1f} GFLOP/s at {precision}" for precision, rate in rates.items()))
     base = statistics.median(times[jobs[0].name])
     for job in jobs:
         step = statistics.median(times[job.name])
-        counted = range(a.warmup, a.warmup + a.steps)  # the first timed round's batches
-        gflop = statistics.mean(step_flops(job, batches[job.name][i], generator(i)) for i in counted) / 1e9
-        share = gflop / step / (rate / 1e9)
+        # FLOPs over the first timed round's batches, against those same batches' times
+        flop = [step_flops(job, batches[job.name][a.warmup + s], generator(a.warmup + s)) for s in range(a.steps)]
+        gflop, gflops = statistics.mean(flop) / 1e9, sum(flop) / sum(times[job.name][:a.steps]) / 1e9
+        share = gflops / (rates[job.precision] / 1e9)
         record["variants"][job.name] = {
-            "rows": job.rows, "first_step_s": job.first_s, "step_s": step, "step_s_all": times[job.name],
-            "gflop_per_step": gflop, "gflops": gflop / step, "share_of_matmul_rate": share,
+            "rows": job.rows, "precision": job.precision, "first_step_s": job.first_s, "step_s": step,
+            "step_s_all": times[job.name], "gflop_per_step": gflop, "gflops": gflops, "share_of_matmul_rate": share,
             "step_ratio_to_configured": step / base}
-        print(f"  {job.name}: {job.rows} rows, first step {job.first_s:.1f} s, steady {step:.2f} s "
-              f"({step / base:.2f}x), {gflop:.1f} GFLOP a step, {gflop / step:.1f} GFLOP/s = {share:.0%} of the "
+        print(f"  {job.name}: {job.rows} rows, {job.precision}, first step {job.first_s:.1f} s, steady {step:.2f} s "
+              f"({step / base:.2f}x), {gflop:.1f} GFLOP a step, {gflops:.1f} GFLOP/s = {share:.0%} of the "
               "matrix-product rate")
     if a.json:
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)
         write_json(a.json, record)
     return record
-
 
 if __name__ == "__main__":
     main()
