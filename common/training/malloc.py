@@ -13,8 +13,8 @@ Measured on a 2-core AVX2 AMD EPYC, one thread a job, each pair of runs side by 
 
 * fairseq stage 1 of HICTL's mini NMT (20 updates and a validation): 393.5 s, 88.5 s of it system time, 21.7 M
   minor page faults; with the thresholds raised 312.4 s (1.26x), 11.2 s, 1.3 M; peak RSS 3.40 -> 4.82 GB. The whole
-  job (100 updates, two validations), one run after the other: 1,431.7 -> 1,254.1 s (1.14x), system time 307.5 ->
-  114.3 s, peak RSS 3.80 -> 5.56 GB, the same validation losses;
+  job (100 updates, two validations): 1,571.9 -> 1,289.4 s (1.22x), system time 327.0 -> 14.2 s, 81.2 M -> 1.6 M
+  faults, peak RSS 3.78 -> 5.97 GB, the same validation losses;
 * DAP's mini TR training, steps 25-50: 5.73 -> 5.43 s a step (1.055x); system time 27.9 -> 4.3 s over the run; the
   same losses; peak RSS 1.95 -> 1.97 GB;
 * VMSST's mini training (2 layers), steps 20-60: 4.15 -> 3.98 s a step (1.04x); system time 13.1 -> 2.8 s; the same
@@ -40,7 +40,7 @@ M_TRIM_THRESHOLD = -1  # glibc's malloc.h
 M_MMAP_THRESHOLD = -3
 THRESHOLD = 2**31 - 1  # mallopt takes an int: the largest it takes (glibc 2.35 and later; older ones stop at 32 MB)
 # a child reads its thresholds as size_t: there the trim threshold can be out of reach. At 2 GB, fairseq's stage 1
-# (peak 5.6 GB) still gave memory back and took it again: 22 M page faults over the job, against 1.3 M in 20 updates
+# (peak 5.6 GB) still gave memory back and took it again: 22 M page faults over the job; out of reach, 1.6 M
 CHILD = {"MALLOC_MMAP_THRESHOLD_": str(THRESHOLD), "MALLOC_TRIM_THRESHOLD_": str(2**50)}
 VARIABLES = tuple(CHILD)
 
