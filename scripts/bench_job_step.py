@@ -55,6 +55,7 @@ from common.census.probe import recipe_of
 from common.config import load_experiment_config
 from common.data.manifest import load_manifest
 from common.io import write_json
+from common.models.encoder import autocast
 from common.precision import run_precision
 from common.training.cli import RunArguments
 from common.training.grad_cache import enable_grad_cache
@@ -63,7 +64,7 @@ from common.training.onednn import bound_primitive_cache
 from common.training.trainer import TrainingArguments, build_optimizer, enable_activation_checkpointing
 
 log = logging.getLogger("bench_job_step")
-DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}  # of each precision's matmul rate
 
 
 @dataclass
@@ -75,7 +76,6 @@ class Job:
     collate: Callable[[list[Any], torch.Generator], dict[str, Any]]
     optimizer: torch.optim.Optimizer
     clip: float
-    dtype: torch.dtype | None
     precision: str
     rows: int
     examples: Sequence[Any]
@@ -89,14 +89,18 @@ class Job:
         return [[self.examples[int(i)] for i in torch.randint(len(self.examples), (self.rows,), generator=draws)]
                 for _ in range(batches)]
 
+    def loss(self, examples: list[Any], generator: torch.Generator) -> torch.Tensor:
+        """The forward pass of one batch, at the job's precision."""
+        batch = self.collate(examples, generator)
+        with autocast("cpu", self.precision):
+            loss: torch.Tensor = self.model(**batch)["loss"]
+        return loss
+
     def run_step(self, examples: list[Any], generator: torch.Generator) -> None:
         on_step = getattr(self.model, "on_step", None)  # the trainer tells step-dependent losses the step
         if on_step is not None:
             on_step(self.step)
-        batch = self.collate(examples, generator)
-        with torch.autocast("cpu", dtype=self.dtype or torch.bfloat16, enabled=self.dtype is not None):
-            loss = self.model(**batch)["loss"]
-        loss.backward()
+        self.loss(examples, generator).backward()
         if self.clip > 0:
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.clip)
         self.optimizer.step()
@@ -135,30 +139,15 @@ def build(name: str, paper: str, cfg: dict[str, Any], run: RunArguments, manifes
     if t.get("grad_cache_rows"):
         enable_grad_cache(model, int(t["grad_cache_rows"]))
     args = TrainingArguments.from_config(t, output_dir=run.output_dir, seed=run.seed)
-    return Job(name, model, built.collate, build_optimizer(model, args), args.grad_clip, DTYPES.get(args.precision),
-               args.precision, int(t["global_batch_size"]), examples)
-
-
-def matmul_rate(dtype: torch.dtype, n: int = 2048, repeats: int = 5) -> float:
-    """FLOP/s of an n x n x n matrix product at ``dtype`` on this machine: the best of ``repeats``."""
-    a, b = torch.randn(n, n, dtype=dtype), torch.randn(n, n, dtype=dtype)
-    a @ b
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        a @ b
-        best = min(best, time.perf_counter() - t0)
-    return 2 * n**3 / best
+    return Job(name, model, built.collate, build_optimizer(model, args), args.grad_clip, args.precision,
+               int(t["global_batch_size"]), examples)
 
 
 def step_flops(job: Job, examples: list[Any], generator: torch.Generator) -> float:
     """Model FLOPs of one forward and backward, run eagerly (a compiled region would hide its products)."""
-    batch = job.collate(examples, generator)
     counter = flops.counter()
     with torch.compiler.set_stance("force_eager"), counter:
-        with torch.autocast("cpu", dtype=job.dtype or torch.bfloat16, enabled=job.dtype is not None):
-            loss = job.model(**batch)["loss"]
-        loss.backward()
+        job.loss(examples, generator).backward()
     job.optimizer.zero_grad(set_to_none=True)
     return float(counter.get_total_flops())
 
@@ -208,7 +197,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 job.run_step(batches[job.name][i], generator(i))
                 times[job.name].append(time.perf_counter() - t0)
             log.info("%s: round %d, %.2f s a step", job.name, r + 1, statistics.median(times[job.name][-a.steps:]))
-    rates = {job.precision: matmul_rate(DTYPES.get(job.precision, torch.float32)) for job in jobs}
+    rates = {job.precision: flops.cpu_matmul_rate(DTYPES[job.precision]) for job in jobs}
     record: dict[str, Any] = {
         "paper": a.paper, "experiment": run.experiment, "scale": run.scale, "method": run.method, "init": run.init,
         "threads": a.threads, "torch": torch.__version__, "malloc_keeps_freed_memory": kept,

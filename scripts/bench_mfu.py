@@ -26,6 +26,7 @@ from transformers import BertForMaskedLM
 
 from bench.overheads import bert_base, dap_batches
 from common.census.flops import counter as flop_counter
+from common.census.flops import cpu_matmul_rate
 from papers.dap.data import DAPCollator
 from papers.dap.model import DAPModel
 
@@ -40,17 +41,6 @@ def gpu_peak(name: str) -> float | None:
         if key in name:
             return tflops * 1e12
     return None
-
-
-def cpu_matmul_peak(n: int = 2048, repeats: int = 5) -> float:
-    a, b = torch.randn(n, n), torch.randn(n, n)
-    a @ b
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        a @ b
-        times.append(time.perf_counter() - t0)
-    return 2 * n**3 / min(times)
 
 
 def sync(device: str) -> None:
@@ -80,7 +70,7 @@ def main() -> None:
     else:
         name = "cpu"
         peak, peak_what = ((a.peak_tflops * 1e12, "given") if a.peak_tflops
-                           else (cpu_matmul_peak(), "measured fp32 matmul peak"))
+                           else (cpu_matmul_rate(), "measured fp32 matmul peak"))
     if peak is None:
         raise SystemExit(f"unknown peak for {name!r}; pass --peak-tflops")
     autocast = torch.autocast(dev, dtype={"bf16": torch.bfloat16, "fp16": torch.float16}[a.precision]) \

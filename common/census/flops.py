@@ -1,4 +1,4 @@
-"""``FlopCounterMode`` that also counts the CPU's fused attention kernel.
+"""``FlopCounterMode`` that also counts the CPU's fused attention kernel; the CPU's measured matrix-product rate.
 
 On the CPU, ``scaled_dot_product_attention`` without attention dropout (eval mode, or a model whose attention
 dropout is 0) runs ``aten._scaled_dot_product_flash_attention_for_cpu``, which torch's FLOP registry does not list
@@ -7,6 +7,7 @@ decomposed path and counted them. Here both ops are counted as torch counts the 
 """
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import torch
@@ -32,3 +33,16 @@ CPU_ATTENTION = {aten._scaled_dot_product_flash_attention_for_cpu: _forward,
 def counter() -> FlopCounterMode:
     """A silent ``FlopCounterMode`` counting the CPU's fused attention too."""
     return FlopCounterMode(display=False, custom_mapping=CPU_ATTENTION)
+
+
+def cpu_matmul_rate(dtype: torch.dtype = torch.float32, n: int = 2048, repeats: int = 5) -> float:
+    """FLOP/s of an n x n x n matrix product at ``dtype`` on this CPU, the best of ``repeats`` after one warm-up: the
+    measured peak the CPU benchmarks state their utilisation against (a CPU's theoretical peak is not queryable)."""
+    a, b = torch.randn(n, n, dtype=dtype), torch.randn(n, n, dtype=dtype)
+    a @ b
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - t0)
+    return 2 * n**3 / best

@@ -204,6 +204,7 @@ def count_steps(paper: str, cfg: dict[str, Any], run: Run, rows: tuple[int, ...]
                 workdir: Path) -> list[StepCount]:
     """Count one training step of ``run`` (a :class:`common.runs.Run`) as its paper-scale job would take it, at each
     batch size of ``rows``: the stand-ins and the model are built once, a step counted per batch size."""
+    from common.models.encoder import autocast
     from common.training.grad_cache import enable_grad_cache
     from common.training.trainer import enable_activation_checkpointing
 
@@ -223,13 +224,12 @@ def count_steps(paper: str, cfg: dict[str, Any], run: Run, rows: tuple[int, ...]
         enable_activation_checkpointing(model)
     if training.get("grad_cache_rows"):
         enable_grad_cache(model, int(training["grad_cache_rows"]))
-    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(training.get("precision", "fp32"))
     counts = []
     for n in rows:
         batch = built.collate([stretch(e, length) for e in examples[:n]], torch.Generator().manual_seed(0))
         counter = flops.counter()
         with counter:
-            with torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None):
+            with autocast("cpu", training.get("precision", "fp32")):
                 saved, out = saved_activation_bytes(model, functools.partial(model, **batch))
             out["loss"].backward()
         model.zero_grad(set_to_none=True)
