@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     from sentence_transformers import SentenceTransformer
 
     from common.models.embedder import load_embedder, save_sentence_encoder
-    from common.models.encoder import SentenceEncoder
+    from common.models.encoder import SentenceEncoder, autocast
     from common.models.tokenizer import load_tokenizer
 
     setup = setup_threads(a.threads) | {"model": "all-MiniLM-L6-v2", "sentences": a.sentences, "batch": a.batch,
@@ -47,10 +47,9 @@ def main(argv: list[str] | None = None) -> None:
         ours_model = load_embedder(tmp, batch_size=a.batch, device=a.device, precision=a.precision)
     peer_model = SentenceTransformer(str(minilm_dir()), device=a.device)
     peer_model.max_seq_length = a.max_length
-    dtype = torch.bfloat16 if a.precision == "bf16" else None
 
     def peer():
-        with torch.autocast(torch.device(a.device).type, dtype=dtype, enabled=dtype is not None):
+        with autocast(a.device, a.precision):
             return peer_model.encode(texts, batch_size=a.batch, convert_to_tensor=True, show_progress_bar=False)
 
     def ours():

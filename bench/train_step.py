@@ -68,6 +68,7 @@ def time_bare(examples: list[tuple[str, str]], batch: int, max_length: int, warm
               precision: str) -> tuple[float, dict[str, float]]:
     """Seconds per steady-state step of a bare loop (collate, forward, backward, clip, AdamW, schedule) and the
     share of each phase in it."""
+    from common.models.encoder import autocast
     from common.training.trainer import TrainingArguments, build_optimizer, lr_lambda
 
     model, collate = tr_model(max_length)
@@ -81,7 +82,7 @@ def time_bare(examples: list[tuple[str, str]], batch: int, max_length: int, warm
         t = [time.perf_counter()]
         b = collate([(a, e, 1) for a, e in examples[step * batch:(step + 1) * batch]], gen)
         t.append(time.perf_counter())
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bf16"):
+        with autocast("cpu", precision):
             loss = model(**b)["loss"]
         t.append(time.perf_counter())
         loss.backward()

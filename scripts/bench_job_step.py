@@ -10,10 +10,11 @@ nothing):
 
 The paper's recipe builds the job's model as the trainer gets it (the config's activation checkpointing and
 gradient cache switched on where it asks), with the trainer's optimizer, the config's gradient clipping, the job's
-precision as :func:`common.precision.run_precision` resolves it on this machine (bf16 autocast, or fp32 where the
-CPU has no native bf16), and malloc keeping freed memory as in a CPU job (:mod:`common.training.malloc`). A step is
-what the trainer's step is on one process: collate a global batch of the job's examples (drawn with a seeded
-generator, the same draws for every variant), forward, backward, clip, update.
+precision as :func:`common.precision.run_precision` resolves it on this machine (bf16 autocast; at the CPU scales,
+smoke and mini, fp32 where the CPU has no native bf16), and malloc keeping freed memory as in a CPU job
+(:mod:`common.training.malloc`). A step is what the trainer's step is on one process: collate a global batch of the
+job's examples (drawn with a seeded generator: the same draws for variants of one batch size and one set of
+examples), forward, backward, clip, update.
 Left out, as costing next to nothing: the learning-rate schedule, logging and checkpoints; a config that splits
 the step into micro-batches (``micro_batch_per_gpu``) is timed as one batch.
 

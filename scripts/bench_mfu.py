@@ -27,6 +27,7 @@ from transformers import BertForMaskedLM
 from bench.overheads import bert_base, dap_batches
 from common.census.flops import counter as flop_counter
 from common.census.flops import cpu_matmul_rate
+from common.models.encoder import autocast
 from papers.dap.data import DAPCollator
 from papers.dap.model import DAPModel
 
@@ -73,8 +74,6 @@ def main() -> None:
                            else (cpu_matmul_rate(), "measured fp32 matmul peak"))
     if peak is None:
         raise SystemExit(f"unknown peak for {name!r}; pass --peak-tflops")
-    autocast = torch.autocast(dev, dtype={"bf16": torch.bfloat16, "fp16": torch.float16}[a.precision]) \
-        if a.precision != "fp32" else torch.autocast(dev, enabled=False)
     out = {"device": name, "precision": a.precision, "batch": a.batch, "max_length": a.max_length,
            "peak_flops": peak, "peak": peak_what, "variants": {}}
     print(f"device={name} precision={a.precision} batch={a.batch} length={a.max_length} "
@@ -90,14 +89,14 @@ def main() -> None:
         opt = torch.optim.AdamW(model.parameters(), lr=1e-5, fused=dev == "cuda")
 
         def step(model=model, batch=batch, opt=opt):
-            with autocast:
+            with autocast(dev, a.precision):
                 loss = model(**batch)["loss"]
             loss.backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
 
         with flop_counter() as counter:
-            with autocast:
+            with autocast(dev, a.precision):
                 loss = model(**batch)["loss"]
             loss.backward()
         opt.zero_grad(set_to_none=True)

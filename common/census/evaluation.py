@@ -21,7 +21,6 @@ of a margin search beyond its matrix products. Sizes marked "at most" are the se
 """
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
 import math
@@ -190,9 +189,9 @@ def count_encoder(cfg: dict[str, Any], init: str, eval_length: int, train_length
 
     from common.census.probe import saved_activation_bytes, side_vocab_size, stand_in_models
     from common.models import tokenizer_sides
-    from common.models.encoder import EncoderSpec, build_encoder
+    from common.models.encoder import EncoderSpec, autocast, build_encoder
 
-    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(cfg["eval"].get("precision", "fp32"))
+    precision = cfg["eval"].get("precision", "fp32")
     best: EncoderCount | None = None
     enc = cfg["encoders"][init]
     for spec in (tokenizer_sides.spec(enc, side) for side in tokenizer_sides.sides(enc)):
@@ -208,7 +207,7 @@ def count_encoder(cfg: dict[str, Any], init: str, eval_length: int, train_length
                 tracker = MemTracker()
                 tracker.track_external(model)
                 counter = flops.counter()
-                with tracker, counter, torch.no_grad(), _autocast(dtype):
+                with tracker, counter, torch.no_grad(), autocast("cpu", precision):
                     model(**_inputs(rows, eval_length, vocab))
                 peak.append(tracker.get_tracker_snapshot("peak")[torch.device("cpu")]["Total"])
                 if rows == 1:
@@ -225,7 +224,7 @@ def count_encoder(cfg: dict[str, Any], init: str, eval_length: int, train_length
                     counter = flops.counter()
                     with counter:
                         inputs = _inputs(rows, length, vocab)
-                        with _autocast(dtype):
+                        with autocast("cpu", precision):
                             b, out = saved_activation_bytes(model, functools.partial(model, **inputs))
                         out.last_hidden_state.float().sum().backward()
                     model.zero_grad(set_to_none=True)
@@ -238,10 +237,6 @@ def count_encoder(cfg: dict[str, Any], init: str, eval_length: int, train_length
             best = count
     assert best is not None
     return best
-
-
-def _autocast(dtype: torch.dtype | None) -> contextlib.AbstractContextManager[None]:
-    return torch.autocast("cpu", dtype=dtype) if dtype is not None else contextlib.nullcontext()
 
 
 # ------------------------------------------------------------------ rows
