@@ -59,15 +59,22 @@ def set_dropout(module: nn.Module, p: float) -> None:
     """Every dropout of a (pretrained) encoder at rate ``p``: the ``nn.Dropout`` modules, and the attention-weight
     dropout that T5 / mT5 attention (and ``nn.MultiheadAttention``) keep as a float read from the config at build
     time (``T5Attention.dropout``), which the modules alone miss: the paper's "no dropout" for VMSST on mT5 would
-    have kept mT5's 0.1 on its attention weights."""
+    have kept mT5's 0.1 on its attention weights. The rates of every config in ``module`` change too: a seq2seq
+    model's encoder and decoder stacks hold their own copies of its config (``T5ForConditionalGeneration``
+    deep-copies it), and layers built later from a stack's config (:class:`papers.vmsst.decoder.T5LatentDecoder`'s
+    latent sublayers) read their rate there."""
+    configs = {}
     for m in module.modules():
         if isinstance(m, nn.Dropout):
             m.p = p
         elif isinstance(getattr(m, "dropout", None), float):
             m.dropout = p
-    for name in ("hidden_dropout_prob", "attention_probs_dropout_prob", "dropout_rate"):
-        if hasattr(getattr(module, "config", None), name):
-            setattr(module.config, name, p)
+        if getattr(m, "config", None) is not None:
+            configs[id(m.config)] = m.config
+    for config in configs.values():
+        for name in ("hidden_dropout_prob", "attention_probs_dropout_prob", "dropout_rate"):
+            if hasattr(config, name):
+                setattr(config, name, p)
 
 
 def pretrained_decoder(spec: EncoderSpec, dropout: float) -> tuple[nn.Module, nn.Linear] | None:

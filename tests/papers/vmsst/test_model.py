@@ -285,6 +285,27 @@ def test_no_dropout_reaches_t5s_attention_weights():
     assert all(m.dropout == 0.2 for m in attention) and enc.config.dropout_rate == 0.2
 
 
+def test_no_dropout_reaches_the_latent_sublayers_of_a_pretrained_decoder():
+    """T5ForConditionalGeneration gives its decoder stack a deep copy of its config, and the latent sublayers that
+    replace cross-attention are built from that copy: set_dropout(0) on a checkpoint that ships 0.1 (as mT5 does)
+    must leave no dropout anywhere in the VMSST model built from it (the paper trains VMSST without dropout)."""
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    torch.manual_seed(0)
+    full = T5ForConditionalGeneration(T5Config(
+        vocab_size=V, d_model=D, d_kv=4, d_ff=16, num_layers=2, num_decoder_layers=2, num_heads=2, dropout_rate=0.1,
+        decoder_start_token_id=0, pad_token_id=0, eos_token_id=1, tie_word_embeddings=False))
+    assert full.get_decoder().config is not full.config  # the copy that hid the rate before
+    set_dropout(full, 0.0)
+    assert full.get_decoder().config.dropout_rate == 0.0
+    m = t5_model(full)
+    rates = [mod.p for mod in m.modules() if isinstance(mod, torch.nn.Dropout)]
+    rates += [mod.dropout for mod in m.modules() if isinstance(getattr(mod, "dropout", None), float)]
+    assert rates and not any(rates)
+    sublayers = [b.layer[1] for b in m.decoders[0].stack.block]
+    assert all(s.dropout.p == 0.0 for s in sublayers)
+
+
 def test_t5_decoder_keeps_pretrained_weights_and_replaces_cross_attention():
     full = tiny_t5()
     m = t5_model(full).eval()
