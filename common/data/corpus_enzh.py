@@ -69,7 +69,8 @@ def prepare_paper_enzh(out: Path, data_root: Path, spec: dict[str, Any], d: dl.D
     datasets, _ = english_sts({"sts_dir": str(sts_dir)})
     evals.add(s for subsets in datasets.values() for sub in subsets for s in sub.sent1 + sub.sent2)
     train, dropped = evals.filter_pairs(unique)
-    nli, nli_dropped = evals.filter_tsv(nli_rows)  # the multi-task NLI data under the same rule (appendix B)
+    # the multi-task NLI data (appendix B) under the same rule: ours, not the paper's (papers/moco/README.md)
+    nli, nli_dropped = evals.filter_tsv(nli_rows)
     write_lines(out / "nli" / "train-en.tsv", nli)
     return {
         "kind": "paper_enzh", "train": write_train(out, {"cmn": train}), "train_languages": ["cmn"],

@@ -125,7 +125,8 @@ register_task(Task(
     "English questions retrieve an English question with the same answer",
     "VMSST section 6.2 and Table 11 (NQ over PAQ)", "R@1 (%) of the English queries", params={"queries": "nq"}))
 register_task(Task(
-    "question-retrieval@mkqa", "question-retrieval", "non-English questions retrieve an English question with the "
+    "question-retrieval@mkqa", "question-retrieval", "MKQA questions (each configured language, English among them at "
+    "paper scale, Table 12) retrieve an English question with the "
     "same answer", "VMSST section 6.2 and Table 12 (MKQA over PAQ)", "mean R@1 (%) over the query languages",
     params={"queries": "mkqa"}))
 

@@ -2,7 +2,8 @@
 
 Optimizes, for source embeddings x_i and their translations y_i (Guo et al. 2018;
 additive margin: Yang et al. 2019; as used by LaBSE, Feng et al. 2022, and by DAP,
-Li et al. 2023, section 3.3.1, eq. 5)::
+Li et al. 2023, section 3.3.1, eq. 5, whose phi is a plain inner product without margin
+or temperature: DAP's cosine / 0.05 and m = 0 are the authors' code)::
 
     L = -1/N sum_i log( exp((phi(x_i, y_i) - m) / tau)
                         / (exp((phi(x_i, y_i) - m) / tau) + sum_{j != i} exp(phi(x_i, y_j) / tau)) )
@@ -23,8 +24,9 @@ from common.distributed.collectives import gather_with_grad, rank
 
 
 class TranslationRankingLoss(nn.Module):
-    """Translation ranking (Guo et al. 2018; DAP eq. 5): -log softmax of the true translation's margin-reduced
-    cosine / tau among the global batch's candidates, averaged over sources (optionally both directions)."""
+    """Translation ranking (Guo et al. 2018; DAP eq. 5, scored as the authors' code does): -log softmax of the true
+    translation's margin-reduced cosine / tau among the global batch's candidates, averaged over sources (optionally
+    both directions)."""
 
     def __init__(self, temperature: float = 0.05, margin: float = 0.0, bidirectional: bool = False):
         super().__init__()

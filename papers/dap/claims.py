@@ -9,6 +9,7 @@ from papers.dap.runs import TASKS, registry
 from papers.dap.variants import INIT, LABEL
 
 TATOEBA, BUCC, XNLI = TASKS
+SUBSET = "Tables 7-8 (our subset)"
 
 
 def _trained(init: str, latin: bool = False):
@@ -31,9 +32,10 @@ def declare(cfg: dict) -> list[Claim]:
     for init in registry(cfg).inits():
         metrics = [("tatoeba", "Table 1", "Tatoeba (section 5 average: XTREME's 36 where present)", TATOEBA,
                     _section5(init)),
-                   ("tatoeba-trained", "Table 1", "Tatoeba, languages with training data", TATOEBA, _trained(init)),
-                   ("tatoeba-trained-latin", "Table 1", "Tatoeba, Latin-script languages with training data",
-                    TATOEBA, _trained(init, latin=True)),
+                   # our subsets of Tables 7-8's languages (Table 1 averages 14, 28 and 36 languages only)
+                   ("tatoeba-trained", SUBSET, "Tatoeba, languages with training data", TATOEBA, _trained(init)),
+                   ("tatoeba-trained-latin", SUBSET, "Tatoeba, Latin-script languages with training data", TATOEBA,
+                    _trained(init, latin=True)),
                    ("bucc", "Table 3", "BUCC test F1", BUCC, None), ("xnli", "Table 4", "XNLI accuracy", XNLI, None)]
         # a pretrained encoder before pre-training takes no step, so its retrieval and mining scores hold for every
         # seed; one from scratch draws its weights on the seed, and is paired seed by seed (its first seed only)

@@ -154,7 +154,7 @@ def bucc_table(ctx: ReportContext, key: str, part: str, title: str) -> TableSpec
                              for m, k in (("P", "precision"), ("R", "recall"), ("F", "f1"))]
     cols += [Ref(f"{pm} {m}", i) for i, (pm, m) in enumerate((pm, m) for pm in paper_models(inits[0]) for m in "PRF")]
     s = ctx.store.first("dap", BUCC, inits[0])
-    return TableSpec(key, title, ["model", "pair"], cols, rows, [
+    return TableSpec(key, title.format(test_split=s["test_split"]), ["model", "pair"], cols, rows, [
         where(ctx, BUCC), f"Task {BUCC}: {s['scoring']} margin, k={s['k']}, best match with one-to-one filtering; "
                     f"threshold tuned on '{s['tune_split']}', applied to '{s['test_split']}'. 'avg' rows: mean P, R, F "
                     "over the pairs.", "BUCC data: " + bucc_data_note(ctx.manifest), INIT_NOTE])
@@ -286,7 +286,7 @@ def build(ctx: ReportContext):
               bucc_table(ctx, "table2_bucc_training", "tune",
                          "Table 2: BUCC on the threshold-tuning split, optimal threshold"),
               bucc_table(ctx, "table3_bucc_test", "test",
-                         "Table 3: BUCC test split with the threshold from the tuning split"),
+                         "Table 3: BUCC {test_split} split with the threshold from the tuning split"),
               table4(ctx)]
     section5 = section5_outputs(ctx.cfg.get("ablations", {}))  # the axes this scale's config ablates
     if "table5_direction" in section5:

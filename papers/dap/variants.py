@@ -6,7 +6,7 @@ Registry of names used in paths and tables:
   ``dap`` — TR + RTL (the method, K=2, rho=1, xx->en);
 * ``init`` — the initial encoder without DAP's pre-training (the tables' "mBERT / XLM-R (recomputed)" rows of
   Tables 1-3 and the "mBERT" / "XLM-R" rows of Table 4): no training step, pooled as every variant is
-  (section 4.1's [CLS] at paper scale);
+  (section 3.2's [CLS], eq. 3, at paper scale);
 * ``dap_dir-en2xx`` / ``dap_dir-both`` — RTL direction (Table 5; ``xx2en`` is ``dap``);
 * ``dap_rho-<r>`` — reconstruction ratio (Figure 3; ``rho`` 1.0 is ``dap``);
 * ``dap_k-<K>`` — RTL head depth (Figure 4; K=2 is ``dap``);

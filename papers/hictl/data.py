@@ -65,6 +65,8 @@ class HICTLCollator:
             y = y[:body]
             x_rows.append(self.single.join(x))
             y_rows.append(self.single.join(y))
+            # Table 9's "max sequence length (monolingual/bilingual)" read as a limit per sentence: the pair input
+            # keeps both sentences whole (up to 2 x max_length), so TLM and word-CTL see all of each translation
             pair_rows.append(self.pair.join(x, y, self.max_length * 2))
             lm_rows.append(pair_rows[-1] if kind == PARALLEL else x_rows[-1])
             rates.append(self.mask_bilingual if kind == PARALLEL else self.mask_monolingual)

@@ -1,8 +1,9 @@
 """HICTL's runs by name (Tables 1 and 3):
 
 * ``init`` -- the initial encoder, untrained (Table 1's XLM-R row: the published model);
-* ``lm_only`` -- the baseline continued with MLM/TLM only on the same data and steps (the "XLM-R" of an
-  in-house replication, isolating what the contrastive terms add);
+* ``lm_only`` -- the baseline continued with MLM/TLM only on the same data and steps (our control, isolating what
+  the contrastive terms add; the paper has no such row: its in-house XLM-R is XLM-R itself, fine-tuned by the
+  authors, appendix C);
 * ``hictl`` -- L_LM + L_S + L_W (Table 1 "Hictl");
 * ``hictl_hns`` -- with the hard negatives of eqs. 5-6 (Table 1 "+ Hns", Table 3 "Full Model");
 * ``hictl_hns_no-sctl``, ``hictl_hns_no-wctl``, ``hictl_hns_no-mt`` -- Table 3's ablations of the full model:

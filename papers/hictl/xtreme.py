@@ -9,7 +9,8 @@ COLUMNS = [("XNLI", "xnli@zero-shot", "main_score"), ("PAWS-X", "pawsx@zero-shot
            ("MLQA F1", "qa@mlqa", "f1"), ("MLQA EM", "qa@mlqa", "exact_match"),
            ("TyDiQA F1", "qa@tydiqa", "f1"), ("TyDiQA EM", "qa@tydiqa", "exact_match"),
            ("BUCC", "bucc@ratio-k4", "main_score"), ("Tatoeba", "tatoeba@cosine", None)]
-# translate-train-all: the tasks with translated training data (XTREME); the others as in zero-shot
+# translate-train-all: the tasks whose translated training data we run; the others as in zero-shot (XTREME has none
+# for POS and NER; its translated TyDiQA-GoldP training data is not run here)
 TTA = {"xnli@zero-shot": "xnli@translate-train-all", "pawsx@zero-shot": "pawsx@translate-train-all",
        "qa@xquad": "qa@xquad-translate-train-all", "qa@mlqa": "qa@mlqa-translate-train-all"}
 

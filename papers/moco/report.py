@@ -108,7 +108,7 @@ def build_tables(res: Results, rep: dict, manifest: dict, cfg: dict,
             "BUCC-style en-zh benchmark built from held-out real translations (common/data/bucc_mini.py: "
             f"{bucc_note(manifest)}), real BUCC file format; not the BUCC 2018 corpus, so values are not comparable "
             "in level.")
-    tables.append(Table("table2_bucc", f"Table 2: bitext mining {lang}-en, test split (%)",
+    tables.append(Table("table2_bucc", f"Table 2: bitext mining {lang}-en, {b['test_split']} split (%)",
                         ["model", "P ours", "R ours", "F1 ours", "F1 paper"], rows,
                         [w, f"Eq. 4: {b['scoring']} margin, k={b['k']}, best match with one-to-one filtering; "
                             f"threshold searched on '{b['tune_split']}', applied to '{b['test_split']}'.",
@@ -213,9 +213,9 @@ def analysis_tables(store: ResultStore, rep: dict, cfg: dict, scale: str, w: str
 
 
 def claims(ctx: ReportContext) -> Table:
-    """Section 3.4's claims at this scale (``papers/moco/claims.py``)."""
+    """The paper's claims at this scale (``papers/moco/claims.py``)."""
     cfg = ctx.cfg
-    return claims_table(declare(cfg), ctx, "Section 3.4 claims at this scale",
+    return claims_table(declare(cfg), ctx, "MoCo-BERT's claims at this scale",
                         [f"Seeds {cfg['seeds']}.", "'Larger queues help' compares consecutive Figure 2 sizes.",
                          queue_age_note(cfg, load_paper_config("moco", "paper")),
                          momentum_note(cfg, load_paper_config("moco", "paper"))])

@@ -149,10 +149,9 @@ def table6(ctx: ReportContext) -> Table:
                    else not_run(ctx, "Table 6", "tables.table6_languages is empty") + " "),
                   "Paper: Random Init. (6 Layer), ar, en, es, tr. Score here: the mean of Eng., the STS17 mean, the "
                   "Tatoeba mean, NQ and the MKQA mean (this reproduces the paper's Table 6 Scores).",
-                  "The paper's column header is lost in the text we have: its values are placed in the caption's "
-                  "language order (ar, es, tr; xx-en before xx-xx). The values suggest Spanish may come first "
-                  "(Tatoeba 97.9 / 88.2 / 98.1 and MKQA 24.6 / 13.0 / 22.6, where every other table has Arabic below "
-                  "Spanish); the Score does not depend on the order.", data_note(ctx)])
+                  "The paper's column order is its header's (ar-en, ar-ar, es-en, es-es, tr-en; Tatoeba and MKQA ar, "
+                  "es, tr), though its Tatoeba and MKQA values (97.9 / 88.2 / 98.1, 24.6 / 13.0 / 22.6) put Arabic "
+                  "above Spanish, unlike every other table; the Score does not depend on the order.", data_note(ctx)])
 
 
 def not_run(ctx: ReportContext, what: str, why: str) -> str:
@@ -307,10 +306,11 @@ def claims(ctx: ReportContext) -> Table:
     first = ctx.cfg["seeds"][0]
     return claims_table(declare(ctx.cfg), ctx, f"The paper's claims at scale '{ctx.scale}'", [
         f"Seeds {ctx.cfg['seeds']}. For the Score, the items of all six of its tasks.",
-        "Section 7.4 claims that the advantage *remains* at larger batches, 'especially for large models': in Table 7 "
-        "the 24-layer VMSST stays ahead (+5.8, +3.7, +3.1 at 2048, 4096, 8192), so the claim is tested on the "
-        "settings standing for 24 layers; the 6-layer models go from +1.9 to level (-0.4 at 4096, -0.2 at 8192: "
-        "'increasing the batch size equalizes'), a claim of no direction. In both the gap narrows with batch size; "
+        "The introduction claims that the advantage *remains* at larger batches, 'especially for large models', "
+        "and section 7.4 tests it: in Table 7 the 24-layer VMSST stays ahead (+5.8, +3.7, +3.1 at 2048, 4096, "
+        "8192), so the claim is tested on the settings standing for 24 layers; the 6-layer models go from +1.9 to "
+        "level (-0.4 at 4096, -0.2 at 8192: 'increasing the batch size equalizes'), a claim of no direction, tested "
+        "at the larger batches. In both the gap narrows with batch size; "
         f"it does not grow. Best Score: VMSST Contrastive runs seed {first} only, so its row pairs that seed. "
         f"{LABEL[INIT]}: VMSST's model before its first update, paired seed by seed with the trained one."])
 
