@@ -39,7 +39,7 @@ _TAG = re.compile(r"^<2[^>]+>$")
 # ``-ko`` -> ko-mecab; the MeCab ones need sacreBLEU's ``ja`` / ``ko`` extras, which no table here needs yet)
 TARGET_TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
 # test sets whose references the benchmark's preparation lower-cases, and so the papers scored lower-cased:
-# IWSLT'14 De<->En as fairseq's prepare-iwslt14.sh makes it (both sides lower-cased; HICTL's Table 5 says only
+# IWSLT'14 De<->En as fairseq's prepare-iwslt14.sh makes it (both sides lower-cased; HICTL's section 4.2 says only
 # multi-bleu.perl, so scoring it lower-cased is our reading of that preparation).
 # Our choice: IWSLT'14 En->Es, whose split follows the De-En rule (common/data/translation_paper.py; the paper,
 # following Zhu et al. 2020, does not say how it was cased), is scored the same way
