@@ -13,8 +13,7 @@ gradient cache switched on where it asks), with the trainer's optimizer, the con
 precision as :func:`common.precision.run_precision` resolves it on this machine (bf16 autocast; at the CPU scales,
 smoke and mini, fp32 where the CPU has no native bf16), and malloc keeping freed memory as in a CPU job
 (:mod:`common.training.malloc`). A step is what the trainer's step is on one process: collate a global batch of the
-job's examples (drawn with a seeded generator: the same draws for variants of one batch size and one set of
-examples), forward, backward, clip, update.
+job's examples (drawn with a seeded generator, below), forward, backward, clip, update.
 Left out, as costing next to nothing: the learning-rate schedule, logging and checkpoints; a config that splits
 the step into micro-batches (``micro_batch_per_gpu``) is timed as one batch.
 
@@ -56,7 +55,7 @@ from common.census.probe import recipe_of
 from common.config import load_experiment_config
 from common.data.manifest import load_manifest
 from common.io import write_json
-from common.models.encoder import autocast
+from common.models.encoder import autocast, precision_dtype
 from common.precision import run_precision
 from common.training.cli import RunArguments
 from common.training.grad_cache import enable_grad_cache
@@ -65,7 +64,6 @@ from common.training.onednn import bound_primitive_cache
 from common.training.trainer import TrainingArguments, build_optimizer, enable_activation_checkpointing
 
 log = logging.getLogger("bench_job_step")
-DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}  # of each precision's matmul rate
 
 
 @dataclass
@@ -198,7 +196,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 job.run_step(batches[job.name][i], generator(i))
                 times[job.name].append(time.perf_counter() - t0)
             log.info("%s: round %d, %.2f s a step", job.name, r + 1, statistics.median(times[job.name][-a.steps:]))
-    rates = {job.precision: flops.cpu_matmul_rate(DTYPES[job.precision]) for job in jobs}
+    rates = {job.precision: flops.cpu_matmul_rate(precision_dtype(job.precision)) for job in jobs}
     record: dict[str, Any] = {
         "paper": a.paper, "experiment": run.experiment, "scale": run.scale, "method": run.method, "init": run.init,
         "threads": a.threads, "torch": torch.__version__, "malloc_keeps_freed_memory": kept,
@@ -223,6 +221,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)
         write_json(a.json, record)
     return record
+
 
 if __name__ == "__main__":
     main()

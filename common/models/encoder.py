@@ -305,12 +305,20 @@ class SentenceEncoder(nn.Module):
         return cls(load_backbone(path), pooling)
 
 
+PRECISION_DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def precision_dtype(precision: str) -> torch.dtype:
+    """The dtype a ``precision`` ("fp32", "bf16" or "fp16") computes its matrix products in."""
+    if precision not in PRECISION_DTYPES:
+        raise ValueError(f"unknown precision {precision!r}; expected fp32, bf16 or fp16")
+    return PRECISION_DTYPES[precision]
+
+
 def autocast(device: str | torch.device, precision: str) -> torch.autocast:
     """``torch.autocast`` for ``precision`` "bf16" / "fp16" on ``device``; a no-op context for "fp32"."""
-    if precision not in ("fp32", "bf16", "fp16"):
-        raise ValueError(f"unknown precision {precision!r}; expected fp32, bf16 or fp16")
-    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision)
-    return torch.autocast(torch.device(device).type, dtype=dtype, enabled=dtype is not None)
+    dtype = precision_dtype(precision)
+    return torch.autocast(torch.device(device).type, dtype=dtype, enabled=dtype != torch.float32)
 
 
 def encode_sentences(encoder: SentenceEncoder, tokenizer: PreTrainedTokenizerBase, sentences: list[str], *,
