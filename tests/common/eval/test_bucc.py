@@ -98,6 +98,44 @@ def test_each_side_embedded_by_its_own_encoder():
     assert ("zh-0", "en-0") in good and ("zh-0", "en-0") not in bad
 
 
+def test_max_retrieval_takes_the_backward_candidates_too():
+    """LASER's "max": t1's best source is s1 (0.6), a pair no source's forward search proposes (both sources' best
+    target is t0); after the one-to-one filter it is the second pair."""
+    src = torch.tensor([[1.0, 0.0], [0.8, 0.6]])
+    trg = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
+    got = bucc.mine(src, trg, k=1, scoring="cosine", retrieval="max")
+    assert [(s, t) for s, t, _ in got] == [(0, 0), (1, 1)]
+    assert [sc for _, _, sc in got] == pytest.approx([1.0, 0.6])
+
+
+def _naive_max_ratio(x: torch.Tensor, y: torch.Tensor, k: int) -> list[tuple[int, int, float]]:
+    """LASER's margin mining by loops: ratio margin over each side's k nearest neighbours, each sentence's best
+    candidate in both directions, then one-to-one in order of score."""
+    cos = [[float(F.cosine_similarity(a, b, dim=0)) for b in y] for a in x]
+    knn_x = [sorted(range(len(y)), key=lambda j: -cos[i][j])[:k] for i in range(len(x))]
+    knn_y = [sorted(range(len(x)), key=lambda i: -cos[i][j])[:k] for j in range(len(y))]
+    mx = [sum(cos[i][j] for j in knn_x[i]) / k for i in range(len(x))]
+    my = [sum(cos[i][j] for i in knn_y[j]) / k for j in range(len(y))]
+    margin = lambda i, j: cos[i][j] / ((mx[i] + my[j]) / 2)  # noqa: E731
+    cands = [max(((i, j, margin(i, j)) for j in knn_x[i]), key=lambda c: c[2]) for i in range(len(x))]
+    cands += [max(((i, j, margin(i, j)) for i in knn_y[j]), key=lambda c: c[2]) for j in range(len(y))]
+    out, seen_x, seen_y = [], set(), set()
+    for i, j, sc in sorted(cands, key=lambda c: -c[2]):
+        if i not in seen_x and j not in seen_y:
+            out.append((i, j, sc))
+            seen_x.add(i)
+            seen_y.add(j)
+    return out
+
+
+def test_max_ratio_mining_equals_a_naive_loop():
+    g = torch.Generator().manual_seed(3)
+    x, y = torch.randn(7, 5, generator=g), torch.randn(6, 5, generator=g)
+    got, want = bucc.mine(x, y, k=3, scoring="ratio", retrieval="max"), _naive_max_ratio(x, y, 3)
+    assert [(s, t) for s, t, _ in got] == [(s, t) for s, t, _ in want]
+    assert [sc for _, _, sc in got] == pytest.approx([sc for _, _, sc in want], rel=1e-5)
+
+
 def test_forward_cosine_keeps_every_sources_best_target():
     """VMSST's BUCC (cosine): each source's highest-cosine target, with no backward candidates and no one-to-one
     filtering -- two sources may pick the same target (worked by hand: s0 -> t0 (1.0), s1 -> t0 (0.8), s2 -> t1)."""

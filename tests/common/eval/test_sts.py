@@ -24,6 +24,18 @@ def test_aggregations_hand_computed():
     assert out["all"]["spearman"] == pytest.approx(expected)
 
 
+def test_pairs_are_scored_by_cosine_and_pearson_by_hand():
+    """Cosines 1, 0.8, 0 against gold 3, 2, 1: Spearman 100, Pearson 100 / sqrt(1.12) (deviations 0.4, 0.2, -0.6
+    against 1, 0, -1: covariance 1, norms sqrt(0.56) and sqrt(2)). Dot products (1, 20, 0) would give Spearman 50."""
+    vec = {"a": [1.0, 0.0], "b": [1.0, 0.0], "c": [5.0, 0.0], "d": [4.0, 3.0], "e": [1.0, 0.0], "f": [0.0, 1.0]}
+    embed = lambda s: torch.tensor([vec[x] for x in s])  # noqa: E731
+    out = sts.evaluate([StsPairs("s", ["a", "c", "e"], ["b", "d", "f"], [3.0, 2.0, 1.0])], embed)
+    assert out["items"]["s"]["pred"] == pytest.approx([1.0, 0.8, 0.0], abs=1e-7)
+    assert out["subsets"]["s"]["spearman"] == pytest.approx(100.0)
+    assert out["subsets"]["s"]["pearson"] == pytest.approx(100 / np.sqrt(1.12))
+    assert out["main_score"] == pytest.approx(100.0)
+
+
 def test_stored_scores_of_a_collapsed_model_keep_the_evaluators_spearman():
     from common.report.claims import item_metric
 

@@ -13,6 +13,14 @@ def test_retrieval_accuracy_hand_computed():
     assert tatoeba.retrieval_accuracy(q, k) == pytest.approx(200 / 3)
 
 
+def test_keys_are_compared_by_cosine_not_dot_product():
+    """Key 1 is long: by dot product it would win q0 (3 > 1) and the accuracy would read 50."""
+    q = torch.tensor([[1.0, 0.0], [0.6, 0.8]])
+    k = torch.tensor([[1.0, 0.0], [3.0, 3.0]])  # cos(q0, k1) = 0.71 < 1; cos(q1, k1) = 0.99 > cos(q1, k0) = 0.6
+    assert tatoeba.retrieval_accuracy(q, k) == 100.0
+    assert tatoeba.retrieval_accuracy(3 * q, k) == 100.0  # the queries' length does not count either
+
+
 def test_both_directions_differ():
     xx = torch.tensor([[1.0, 0.0], [0.9, 0.1]])
     en = torch.tensor([[1.0, 0.05], [0.0, 1.0]])

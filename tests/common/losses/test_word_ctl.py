@@ -59,3 +59,25 @@ def test_sampler_never_draws_a_word_of_the_bag_or_a_special_token():
             assert not (bag[i, drawn[i]] | special[drawn[i]]).any() and len(set(drawn[i].tolist())) == 20
     with pytest.raises(ValueError, match="words outside a bag"):
         WordCTLLoss(num_negatives=30).sample_negatives(sims, bag | special[None])  # 40 - 3 - 10 = 27 left
+
+
+def test_sampler_draws_in_proportion_to_exp_similarity(monkeypatch):
+    """Hard negatives (section 3.1): word w outside the bag is drawn with probability exp(s_w) / sum over the
+    allowed words u of exp(s_u), s = cosine / tau, so the most similar words come first; excluded words get 0.
+    The distribution handed to ``torch.multinomial`` is checked against that loop, word by word."""
+    seen = {}
+
+    def capture(probs, n, replacement):
+        seen["probs"], seen["n"], seen["replacement"] = probs, n, replacement
+        return torch.zeros(probs.shape[0], n, dtype=torch.long)
+
+    monkeypatch.setattr(torch, "multinomial", capture)
+    sims = torch.tensor([[2.0, -1.0, 0.5, 3.0, 0.0], [1.0, 1.0, -2.0, 0.0, 4.0]])
+    excluded = torch.tensor([[False, True, False, True, False], [True, False, False, False, False]])
+    WordCTLLoss(num_negatives=2).sample_negatives(sims, excluded)
+    for i in range(2):
+        allowed = [w for w in range(5) if not excluded[i, w]]
+        z = sum(math.exp(float(sims[i, u])) for u in allowed)
+        want = [math.exp(float(sims[i, w])) / z if w in allowed else 0.0 for w in range(5)]
+        assert seen["probs"][i].tolist() == pytest.approx(want, rel=1e-6)
+    assert seen["n"] == 2 and seen["replacement"] is False  # m distinct words

@@ -25,23 +25,32 @@ def collate(xs, _generator):
 
 
 def _args(out, **kw):
+    kw = {"grad_clip": 0.0, **kw}
     return TrainingArguments(output_dir=str(out), max_steps=3, global_batch_size=8, learning_rate=0.1,
-                             lr_schedule="constant", grad_clip=0.0, log_every=1,
-                             adam_epsilon=1.0, tensorboard=False, **kw)
+                             lr_schedule="constant", log_every=1, adam_epsilon=1.0, tensorboard=False, **kw)
 
 
-def test_micro_batches_take_the_whole_batchs_step(tmp_path):
-    trainer = Trainer(MeanLoss(), EXAMPLES, collate, _args(tmp_path, micro_batch_per_gpu=2))
+@pytest.mark.parametrize("weight_decay, grad_clip", [(0.0, 0.0), (0.1, 0.01)])
+def test_micro_batches_take_the_whole_batchs_step(tmp_path, weight_decay, grad_clip):
+    """Against plain AdamW on the whole batch. With decay and clipping on (the second case), the reference decays
+    only the weight matrices (biases and LayerNorm never; ``_param_groups``) and clips the whole batch's gradient
+    by its global norm; 0.01 is far below the gradient's norm here, so the clip binds at every step."""
+    trainer = Trainer(MeanLoss(), EXAMPLES, collate, _args(tmp_path, micro_batch_per_gpu=2,
+                                                           weight_decay=weight_decay, grad_clip=grad_clip))
     trainer.train()
     assert trainer.accum == 4
     ref = MeanLoss()
     # epsilon 1: Adam's step depends on the gradient's scale, so a sum of micro-batch gradients would not pass
-    opt = torch.optim.AdamW(ref.parameters(), lr=0.1, weight_decay=0.0, eps=1.0)
+    groups = [{"params": [ref.a.weight, ref.b.weight], "weight_decay": weight_decay},
+              {"params": [ref.a.bias, ref.b.bias], "weight_decay": 0.0}]
+    opt = torch.optim.AdamW(groups, lr=0.1, eps=1.0)
     losses = []
     for step in range(3):
         opt.zero_grad()
         loss = ref(torch.stack([EXAMPLES[i] for i in trainer.sampler.local_indices(step)]))["loss"]
         loss.backward()
+        if grad_clip:
+            assert torch.nn.utils.clip_grad_norm_(ref.parameters(), grad_clip) > 10 * grad_clip  # it binds
         opt.step()
         losses.append(loss.item())
     for (name, p), q in zip(trainer.unwrap().named_parameters(), ref.parameters()):

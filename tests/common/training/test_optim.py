@@ -24,6 +24,16 @@ def test_linear_and_constant_schedules_by_hand():
     assert lr_lambda(args(warmup_steps=0, lr_schedule="constant"))(17) == 1.0
 
 
+def test_cosine_schedule_by_hand():
+    """MoCo-BERT's schedule: half a cosine period from the end of the warm-up to max_steps (here 16 steps). Step
+    12 is not checked: it reads 0.5 on the linear schedule too."""
+    f = lr_lambda(args(warmup_steps=4, lr_schedule="cosine"))
+    assert [f(s) for s in range(4)] == [0.25, 0.5, 0.75, 1.0] and f(4) == 1.0
+    assert f(8) == pytest.approx((1 + math.sqrt(0.5)) / 2)  # 0.5 (1 + cos(pi / 4)) = 0.854; linear: 0.75
+    assert f(16) == pytest.approx((1 - math.sqrt(0.5)) / 2)  # 0.146; linear: 0.25
+    assert f(20) == pytest.approx(0.0) and f(25) == pytest.approx(0.0)  # held at zero past max_steps
+
+
 def test_adafactor_step_is_relative_to_the_parameter_scale():
     """torch's Adafactor (Shazeer & Stern 2018): the first update of a parameter is min(lr, 1/sqrt(t)) times its
     RMS (at least eps2 = 1e-3) along the sign of the gradient -- why the mini configs of from-scratch models,

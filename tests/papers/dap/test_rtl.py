@@ -71,6 +71,30 @@ def test_variants_train_one_step(tok, name):
     assert grads and all(torch.isfinite(g).all() for g in grads)
 
 
+@pytest.mark.parametrize("objectives", [["tr", "rtl"], ["tr", "tlm"]])
+def test_tr_term_is_xx_to_english_and_the_weights_scale_their_terms(tok, objectives):
+    """Eq. 5 ranks the English sentences for each source sentence (x -> y, not y -> x; one direction is not
+    symmetric), and the total is TR + tlm_weight TLM + rtl_weight RTL (weights off 1, so a swap or a dropped weight
+    shows)."""
+    from tests.common.losses.test_translation_ranking import naive_tr
+
+    torch.manual_seed(0)  # a wide initialisation, so that the sentences' vectors (and the two directions) differ
+    wide = build_mlm_model(EncoderSpec(hidden_size=16, num_layers=4, num_heads=2, intermediate_size=32,
+                                       initializer_range=0.5), len(tok))
+    model = DAPModel(wide, objectives, temperature=0.05, rtl_weight=0.1, tlm_weight=0.3, pooling="cls",
+                     mask_token_id=tok.mask_token_id).eval()
+    b = DAPCollator(tok, 16, objectives, rho=1.0, direction="xx2en")(PAIRS, torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        out = model(**b)
+        src = model.encoder(b["src_input_ids"], b["src_attention_mask"])[0]  # (B, D)
+        trg = model.encoder(b["trg_input_ids"], b["trg_attention_mask"])[0]
+    assert float(out["loss_tr"]) == pytest.approx(naive_tr(src, trg, 0.05, 0.0, False), rel=1e-5)
+    assert float(out["loss_tr"]) != pytest.approx(naive_tr(trg, src, 0.05, 0.0, False), rel=1e-3)
+    other = "loss_rtl" if "rtl" in objectives else "loss_tlm"
+    weight = 0.1 if "rtl" in objectives else 0.3
+    assert float(out["loss"]) == pytest.approx(float(out["loss_tr"]) + weight * float(out[other]), rel=1e-6)
+
+
 def test_tlm_loss_against_a_naive_computation(tok):
     """TLM (eq. 2): mean cross-entropy of the MLM head's prediction at every corrupted position of x (+) y, each
     position computed on its own from the full (B, 2S, V) logits."""

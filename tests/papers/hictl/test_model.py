@@ -51,6 +51,33 @@ def test_collator_layout_masks_and_reordering(tok):
     assert torch.equal(c(EXAMPLES, torch.Generator().manual_seed(0))["lm_ids"], b["lm_ids"])  # seeded
 
 
+def test_collator_masks_bilingual_and_monolingual_rows_at_their_own_rates(tok):
+    """Table 9: 25 % of a translation pair's tokens (TLM), 15 % of a monolingual sentence's (MLM), each chosen token
+    [MASK] 80 %, a random token 10 %, itself 10 %. Rates 1 and 0 first (exact), then the default rates over 400 rows
+    (a seeded draw; bounds at about four standard deviations)."""
+    c = HICTLCollator(tok, 16, mask_bilingual=1.0, mask_monolingual=0.0)
+    b = c(EXAMPLES, torch.Generator().manual_seed(0))
+    clean = HICTLCollator(tok, 16, mask_bilingual=0.0, mask_monolingual=0.0)(EXAMPLES, torch.Generator().manual_seed(0))
+    maskable = b["lm_mask"].bool() & ~torch.isin(clean["lm_ids"], torch.tensor(tok.all_special_ids))
+    chosen = b["lm_labels"] != -100
+    assert torch.equal(chosen[:2], maskable[:2]) and not chosen[2:].any()  # every pair token; no monolingual one
+    assert torch.equal(b["lm_labels"][chosen], clean["lm_ids"][chosen])  # labels are the original tokens
+
+    rows = [EXAMPLES[0]] * 200 + [EXAMPLES[2]] * 200
+    c = HICTLCollator(tok, 16)
+    b = c(rows, torch.Generator().manual_seed(1))
+    clean = HICTLCollator(tok, 16, mask_bilingual=0.0, mask_monolingual=0.0)(rows, torch.Generator().manual_seed(1))
+    maskable = b["lm_mask"].bool() & ~torch.isin(clean["lm_ids"], torch.tensor(tok.all_special_ids))
+    chosen = b["lm_labels"] != -100
+    for part, rate in ((slice(0, 200), 0.25), (slice(200, 400), 0.15)):
+        n = int(maskable[part].sum())
+        assert abs(int(chosen[part].sum()) / n - rate) < 4 * (rate * (1 - rate) / n) ** 0.5
+    n = int(chosen.sum())
+    as_mask = int((b["lm_ids"][chosen] == tok.mask_token_id).sum()) / n
+    kept = int((b["lm_ids"][chosen] == clean["lm_ids"][chosen]).sum()) / n  # 10 %, plus random draws of itself
+    assert abs(as_mask - 0.8) < 4 * (0.16 / n) ** 0.5 and abs(kept - 0.1) < 4 * (0.09 / n) ** 0.5 + 0.01
+
+
 def test_loss_is_the_sum_of_its_terms_and_variants_drop_them(tok):
     b = HICTLCollator(tok, 16)(EXAMPLES, torch.Generator().manual_seed(1))
     m = model(tok).eval()
@@ -66,6 +93,47 @@ def test_loss_is_the_sum_of_its_terms_and_variants_drop_them(tok):
     with torch.no_grad():
         rx, ry = m.represent(b["x_ids"], b["x_mask"]), m.represent(b["y_ids"], b["y_mask"])
     assert float(out["loss_sentence"]) == pytest.approx(float(m.sentence_loss(rx, ry)), rel=1e-6)
+
+
+def test_each_term_against_a_naive_computation(tok):
+    """Each term on its own, from the backbone's states by loops: the LM term is the mean cross-entropy over the
+    corrupted positions of the LM input; the sentence term reads r(x) = f([CLS] state) (eq. 4); the word term
+    (eqs. 7-8) reads the pair input's [CLS] state against the input embedding table, over the pair's bag of word
+    pieces, with a fixed negative sample."""
+    import math
+
+    import torch.nn.functional as F
+
+    b = HICTLCollator(tok, 16)(EXAMPLES, torch.Generator().manual_seed(1))
+    m = model(tok).eval()
+    special = set(tok.all_special_ids)
+    bags = [sorted({int(t) for t, k in zip(r, mk) if k and int(t) not in special})
+            for r, mk in zip(b["pair_ids"], b["pair_mask"])]
+    negatives = torch.tensor([[w for w in range(len(tok)) if w not in special and w not in bag][:5] for bag in bags])
+    m.word_loss.sample_negatives = lambda sims, excluded: negatives
+    with torch.no_grad():
+        out = m(**b)
+        backbone = m.encoder.backbone
+        h = backbone(input_ids=b["lm_ids"], attention_mask=b["lm_mask"], token_type_ids=b["lm_types"]).last_hidden_state
+        terms = [F.cross_entropy(m.lm_head(h[i, j][None]), b["lm_labels"][i, j][None]).item()
+                 for i in range(h.shape[0]) for j in range(h.shape[1]) if b["lm_labels"][i, j] != -100]
+        assert float(out["loss_lm"]) == pytest.approx(sum(terms) / len(terms), rel=1e-5)
+
+        def cls(ids, mask):
+            return backbone(input_ids=ids, attention_mask=mask).last_hidden_state[:, 0]
+
+        rx, ry = m.projection(cls(b["x_ids"], b["x_mask"])), m.projection(cls(b["y_ids"], b["y_mask"]))
+        assert float(out["loss_sentence"]) == pytest.approx(float(m.sentence_loss(rx, ry)), rel=1e-5)
+
+        query = backbone(input_ids=b["pair_ids"], attention_mask=b["pair_mask"],
+                         token_type_ids=b["pair_types"]).last_hidden_state[:, 0]  # (B, D)
+        table = backbone.get_input_embeddings().weight  # (V, D)
+        sim = lambda i, w: float(F.cosine_similarity(query[i], table[w], dim=0)) / 0.1  # noqa: E731 -- tau 0.1
+        per_pair = []
+        for i, bag in enumerate(bags):
+            neg = sum(math.exp(sim(i, j)) for j in negatives[i].tolist())
+            per_pair.append(sum(-math.log(math.exp(sim(i, w)) / (math.exp(sim(i, w)) + neg)) for w in bag) / len(bag))
+        assert float(out["loss_word"]) == pytest.approx(sum(per_pair) / len(per_pair), rel=1e-5)
 
 
 def test_only_a_trained_projection_is_saved_with_the_encoder(tok):

@@ -38,15 +38,20 @@ def naive_info_nce(q, k, queue, tau):
 
 def test_loss_momentum_and_queues():
     model = DualMomentumContrast(encoder(0), encoder(1), queue_size=8, temperature=0.1, momentum=0.5)
-    with torch.no_grad():  # make base and momentum encoders differ
+    with torch.no_grad():  # make base and momentum encoders differ, on both sides (by different amounts)
         for p in model.encoder_x.parameters():
             p.add_(0.1)
-    theta_k = [p.clone() for p in model.key_encoder_x.parameters()]
+        for p in model.encoder_y.parameters():
+            p.add_(0.2)
+    theta_kx = [p.clone() for p in model.key_encoder_x.parameters()]
+    theta_ky = [p.clone() for p in model.key_encoder_y.parameters()]
     queue_x, queue_y = model.queue_x.keys.clone(), model.queue_y.keys.clone()
     b = batch()
     out = model(**b)
-    # eq. 1 applied before the keys
-    for t0, tb, tk in zip(theta_k, model.encoder_x.parameters(), model.key_encoder_x.parameters()):
+    # eq. 1 applied before the keys, each key encoder from its own base encoder
+    for t0, tb, tk in zip(theta_kx, model.encoder_x.parameters(), model.key_encoder_x.parameters()):
+        assert torch.allclose(tk, 0.5 * t0 + 0.5 * tb.detach())
+    for t0, tb, tk in zip(theta_ky, model.encoder_y.parameters(), model.key_encoder_y.parameters()):
         assert torch.allclose(tk, 0.5 * t0 + 0.5 * tb.detach())
     with torch.no_grad():
         q_x = F.normalize(model.encoder_x(b["x_input_ids"], b["x_attention_mask"])[0], dim=-1)
@@ -103,7 +108,16 @@ def test_nli_multitask_adds_alpha_times_the_nli_loss():
     model.eval()  # no dropout, no queue update: comparable outputs
     out = model(**b, **nli)
     assert float(out["loss"]) == pytest.approx(float(out["loss_contrast"] + 0.1 * out["loss_nli"]), rel=1e-6)
-    assert out["loss_nli"] > 0
+    # the English encoder (y) reads both sentences; the head sees (u, v, |u - v|) of the unit vectors (nli.py)
+    with torch.no_grad():
+        u = F.normalize(model.encoder_y(nli["nli_premise_input_ids"], nli["nli_premise_attention_mask"])[0], dim=-1)
+        v = F.normalize(model.encoder_y(nli["nli_hypothesis_input_ids"], nli["nli_hypothesis_attention_mask"])[0],
+                        dim=-1)
+        logits = model.nli_head.mlp(torch.cat([u, v, (u - v).abs()], dim=-1))  # (3, 3)
+    ref = sum(-float(logits[i, y]) + math.log(sum(math.exp(float(z)) for z in logits[i]))
+              for i, y in enumerate([0, 1, 2])) / 3
+    assert float(out["loss_nli"]) == pytest.approx(ref, rel=1e-5)
+    assert model.nli_head.mlp[0].in_features == 3 * 8 and model.nli_head.mlp[0].out_features == 256
 
 
 def test_encoders_must_share_the_embedding_size():
