@@ -285,6 +285,8 @@ class Trainer:
     def _init_engine(self) -> None:
         import deepspeed
 
+        from common.training.checkpoint_load import load_weights_only
+
         log.info("launcher: %s", ensure_process_group_env())
         backend = self.args.dist_backend or ("nccl" if torch.cuda.is_available() else "gloo")
         if backend == "gloo":
@@ -308,6 +310,7 @@ class Trainer:
         with no_fairseq_optimizer_probe():
             engine, _, _, _ = deepspeed.initialize(model=self.model, optimizer=optimizer, lr_scheduler=scheduler,
                                                    config=deepspeed_config(self.args, self.world))
+        load_weights_only(engine)  # resume reads the checkpoint with torch.load(weights_only=True)
         if self.world == 1 and self.args.zero_stage == 0:
             # nothing to all-reduce: skip DeepSpeed's flatten / reduce / copy-back of every gradient. Not under ZeRO
             # 1/2, whose optimizer receives the gradients of its partitions through that path, even on one rank.

@@ -73,8 +73,10 @@ def test_bf16_trains_with_fp32_weights_and_saves_fp32(tmp_path):
     trainer = Trainer(Tiny(), EXAMPLES, collate, args)
     trainer.train()
     assert all(p.dtype == torch.float32 for p in trainer.unwrap().parameters())
-    states = torch.load(next((tmp_path / "checkpoints").glob("step*/mp_rank_00_model_states.pt")),
-                        weights_only=False)["module"]  # our own checkpoint (it also pickles the RNG states)
+    from common.training.checkpoint_load import WeightsOnlyCheckpointEngine
+
+    states = WeightsOnlyCheckpointEngine().load(str(next((tmp_path / "checkpoints").glob(
+        "step*/mp_rank_00_model_states.pt"))))["module"]  # as a resume reads it
     assert states and all(v.dtype == torch.float32 for v in states.values())
     fp32 = Trainer(Tiny(), EXAMPLES, collate, TrainingArguments(
         output_dir=str(tmp_path / "fp32"), max_steps=4, global_batch_size=4, learning_rate=1e-2, log_every=1,

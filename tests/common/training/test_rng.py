@@ -30,6 +30,9 @@ def test_checkpoints_hold_every_ranks_state_with_the_cuda_generator(tmp_path):
     args = TrainingArguments(output_dir=str(tmp_path), max_steps=4, global_batch_size=4, learning_rate=1e-2,
                              save_every=2, log_every=1, tensorboard=False)
     Trainer(Tiny(), EXAMPLES, collate, args).train()
-    client = torch.load(tmp_path / "checkpoints" / "step00000002" / "mp_rank_00_model_states.pt",
-                        weights_only=False)  # our own checkpoint: its client state pickles NumPy's RNG tuple
+    from common.training.checkpoint_load import allowed_globals
+
+    with torch.serialization.safe_globals(allowed_globals()):  # NumPy's RNG state holds an array
+        client = torch.load(tmp_path / "checkpoints" / "step00000002" / "mp_rank_00_model_states.pt",
+                            weights_only=True)
     assert client["rng_per_rank"] and len(client["rng"]) == 1 and tuple(client["rng"][0]) == rng.KEYS
