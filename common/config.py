@@ -40,15 +40,40 @@ class Replace(dict[str, Any]):
 
 
 class _Loader(yaml.SafeLoader):
-    pass
+    """PyYAML's safe loader, except that a key given twice in one mapping is an error (PyYAML keeps the last one,
+    silently dropping the first block) and the ``!replace`` tag."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        lines: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor`: merged below, where later keys win
+                continue
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            try:
+                hash(key)
+            except TypeError:
+                raise ConfigError(f"{key_node.start_mark.name}:{line}: a key that is not a scalar ({key!r})") from None
+            if key in lines:
+                raise ConfigError(f"{key_node.start_mark.name}:{line}: key {key!r} given twice in one mapping (first "
+                                  f"at line {lines[key]})")
+            lines[key] = line
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
 
 
 _Loader.add_constructor("!replace", lambda loader, node: Replace(loader.construct_mapping(node, deep=True)))
 
 
-def _load_yaml(path: Path) -> dict[str, Any]:
+def load_yaml(path: str | Path) -> Any:
+    """A YAML file of this repository (configs, pins, reported numbers): safe loading, duplicate keys refused with
+    the file and line."""
     with open(path, encoding="utf-8") as fh:
-        return yaml.load(fh, Loader=_Loader) or {}  # noqa: S506 (a SafeLoader with one more tag)
+        return yaml.load(fh, Loader=_Loader)  # noqa: S506 (a SafeLoader with one more tag)
+
+
+def _load_yaml(path: Path) -> dict[str, Any]:
+    return load_yaml(path) or {}
 
 
 def merge(base: dict[str, Any], overlay: dict[str, Any]) -> dict[str, Any]:
@@ -118,6 +143,9 @@ def _message(error: jsonschema.ValidationError) -> str:
 def workflow_config(config: dict[str, Any]) -> dict[str, Any]:
     """Validate the Snakemake config (defaults filled in by the schema's defaults)."""
     schema = _load_yaml(ROOT / "config" / "schema.yaml")
+    # config/config.yaml refused for a key given twice, which Snakemake's loader lets pass (a --configfile of the
+    # user's own is read by Snakemake alone)
+    _load_yaml(ROOT / "config" / "config.yaml")
     full = {k: v.get("default") for k, v in schema["properties"].items() if "default" in v}
     full.update(config)
     # `--config key=[1,2]` gives strings: read digits as integers where the schema wants them; it refuses the rest

@@ -12,6 +12,7 @@ import hashlib
 import io
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -34,7 +35,10 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    umask = os.umask(0)  # mkstemp makes the file owner-only: give it the mode open() would (shared result folders)
+    os.umask(umask)
     try:
+        os.fchmod(fd, 0o666 & ~umask)
         kwargs: dict[str, Any] = {} if "b" in mode else {"encoding": encoding, "newline": "\n"}
         with os.fdopen(fd, mode, **kwargs) as fh:
             yield fh
@@ -47,6 +51,12 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
         raise
 
 
+def atomic_copy(src: str | os.PathLike[str], dst: str | os.PathLike[str]) -> None:
+    """Copy ``src`` to ``dst`` through a temporary file renamed into place (:func:`atomic_write`)."""
+    with open(src, "rb") as fin, atomic_write(dst, "wb") as fout:
+        shutil.copyfileobj(fin, fout, 1 << 20)
+
+
 def write_json(path: str | os.PathLike[str], obj: Any) -> None:
     with atomic_write(path) as fh:
         json.dump(obj, fh, indent=2, sort_keys=True, ensure_ascii=False)
@@ -54,8 +64,12 @@ def write_json(path: str | os.PathLike[str], obj: Any) -> None:
 
 
 def read_json(path: str | os.PathLike[str]) -> Any:
+    """A JSON file; text that is not JSON is a :class:`DataFormatError` naming the file and the line."""
     with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+        try:
+            return json.load(fh)
+        except json.JSONDecodeError as exc:
+            raise DataFormatError(path, exc.lineno, f"invalid JSON ({exc.msg})") from None
 
 
 def write_lines(path: str | os.PathLike[str], lines: Iterable[str]) -> None:

@@ -75,7 +75,7 @@ def main() -> None:
     variants = []
     for n in a.sizes:
         path = corpus(folder, n)
-        path.with_name(path.name + ".lines.i64").unlink(missing_ok=True)  # the index is built in the measured run
+        path.with_name(path.name + ".lines.v2.i64").unlink(missing_ok=True)  # the index is built in the measured run
         variants += [f"stream:{path}"] + ([f"list:{path}"] if n <= a.list_up_to else [])
     rows = measure_in_children(__file__, ["--steps", str(a.steps), "--batch", str(a.batch), "--ranks", str(a.ranks)],
                                variants)

@@ -32,6 +32,26 @@ def test_paper_config_unknown_key(tmp_path, monkeypatch):
         c.load_paper_config("dap", "smoke")
 
 
+def test_a_key_given_twice_is_refused_with_the_file_and_line(tmp_path):
+    """PyYAML keeps the last of two equal keys: a second ``training:`` block would silently drop the first."""
+    from common.config import load_yaml
+
+    path = tmp_path / "mini.yaml"
+    path.write_text("scale: mini\ntraining: {max_steps: 600}\nseeds: [1]\ntraining: {max_steps: 10}\n")
+    with pytest.raises(ConfigError, match=r"mini\.yaml:4: key 'training' given twice in one mapping \(first at line 2"):
+        load_yaml(path)
+    path.write_text("a: {b: 1, c: {d: 2, d: 3}}\n")  # nested, in flow style
+    with pytest.raises(ConfigError, match=r"mini\.yaml:1: key 'd' given twice"):
+        load_yaml(path)
+    path.write_text("a: !replace {b: 1}\nc: {b: 1}\n")  # the same key in two mappings is fine
+    assert load_yaml(path) == {"a": {"b": 1}, "c": {"b": 1}}
+    path.write_text("base: &b {x: 1, y: 2}\nother: {<<: *b, y: 3}\n")  # a merge key is no repeat; later keys win
+    assert load_yaml(path)["other"] == {"x": 1, "y": 3}
+    path.write_text("? [1, 2]\n: 3\n")
+    with pytest.raises(ConfigError, match=r"mini\.yaml:1: a key that is not a scalar"):
+        load_yaml(path)
+
+
 @pytest.mark.parametrize("scale", ["smoke", "mini"])
 def test_sequence_lengths_fit_from_scratch_encoders(scale):
     from common.eval.tasks import get_task

@@ -24,13 +24,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from common.census import corpus, evaluation
 from common.census import estimate as est
 from common.census.crosscheck import crosschecks, describe
 from common.census.probe import StepCount, TooLargeHere, count_parameters, count_steps, probe_corpus, recipe_of
-from common.config import ROOT, ConfigError, load_config, papers
+from common.config import ROOT, ConfigError, load_config, load_yaml, papers
 from common.io import atomic_write, read_json, write_json
 from common.runs import Run, placement, saves_only
 
@@ -45,7 +43,7 @@ def reported_compute(paper: str) -> tuple[str, float | None]:
     """What the paper reports about its compute, in its own words, and as V100-hours where it says
     (``compute`` in ``papers/<p>/reported.yaml``)."""
     path = ROOT / "papers" / paper / "reported.yaml"
-    said = yaml.safe_load(path.read_text(encoding="utf-8")).get("compute")
+    said = load_yaml(path).get("compute")
     if not isinstance(said, dict) or not {"said", "v100_hours"} <= said.keys():
         raise ConfigError(f"{path}: no 'compute: {{said: ..., v100_hours: ...}}' (what the paper reports about its "
                           "compute, quoted by the census)")

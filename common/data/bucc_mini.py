@@ -22,13 +22,12 @@ shares, and the table notes say so.
 """
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from common.data import loaders
+from common.data import loaders, xquad_r
 from common.data.leakage import LeakageFilter, normalize
 from common.io import write_lines
 
@@ -74,16 +73,16 @@ def _stsb(root: Path, xx: str) -> Pairs:
 
 def _xnli(root: Path, xx: str) -> Pairs:
     a, b = (loaders.read_xnli_tsv(root / "xnli_dev" / f"dev-{lang}.tsv") for lang in (xx, "en"))
+    if len(a.premise) != len(b.premise):  # row i of one language is the translation of row i of the other
+        raise loaders.DataFormatError(root / "xnli_dev" / f"dev-{xx}.tsv", None,
+                                      f"{len(a.premise)} rows, English has {len(b.premise)}")
     return list(dict.fromkeys(zip(a.premise, b.premise)))  # premises only, once each
 
 
 def _xquad_questions(root: Path, xx: str) -> Pairs:
-    def questions(lang: str) -> dict[str, str]:
-        d = json.loads((root / "xquad_r" / f"{lang}.json").read_text(encoding="utf-8"))
-        return {q["id"]: q["question"] for a in d["data"] for p in a["paragraphs"] for q in p["qas"]}
-
-    a, b = questions(xx), questions("en")
-    return [(a[i], b[i]) for i in sorted(a) if i in b]
+    b = xquad_r.questions(root, "en")
+    a = xquad_r.questions(root, xx, set(b))
+    return [(a[i], b[i]) for i in sorted(a)]
 
 
 def _wmt(root: Path, xx: str) -> Pairs:
@@ -123,8 +122,7 @@ POOLS: dict[str, tuple[set[str], Callable[[Path, str], Pairs]]] = {
 def english_text(root: Path, source: str) -> list[str]:
     """English sentences of one source for English-only distractors (an unrelated genre to the pool)."""
     if source == "xquad_contexts":
-        d = json.loads((root / "xquad_r" / "en.json").read_text(encoding="utf-8"))
-        return [s for a in d["data"] for p in a["paragraphs"] for s in p["sentences"]]
+        return [s for a in xquad_r.articles(root, "en") for p in a["paragraphs"] for s in p["sentences"]]
     xx = {"wmt_de": "de", "wmt_zh": "zh", "iwslt": "de", "multi30k": "de"}[source]
     reader = {"wmt_de": _wmt, "wmt_zh": _wmt, "iwslt": _iwslt, "multi30k": _multi30k}[source]
     return [en for _, en in reader(root, xx)]

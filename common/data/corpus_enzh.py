@@ -60,7 +60,7 @@ def prepare_paper_enzh(out: Path, data_root: Path, spec: dict[str, Any], d: dl.D
                         (dl.snli(), "snli_1.0/snli_1.0_train.txt")):
         folder = dl.extract(d.fetch(res), out / "tmp_nli")
         tsv = out / "nli" / f"{Path(member).stem}.tsv"
-        dl.multinli_train_to_tsv((folder / member).read_text(encoding="utf-8"), tsv)
+        dl.multinli_train_to_tsv(folder / member, tsv)
         nli_rows += loaders.read_lines(tsv)
     tat = d.dest / "tatoeba"
     evals = LeakageFilter(s for pair in zip(*loaders.read_tatoeba(tat, "cmn")) for s in pair)

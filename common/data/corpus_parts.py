@@ -97,8 +97,7 @@ def xnli_paper(d: Downloader, out: Path) -> list[str]:
     from common.data import download as dl
 
     xnli_dir = dl.extract(d.fetch(dl.xnli()), out / "tmp_xnli")
-    nli_langs = dl.split_xnli_test((xnli_dir / "XNLI-1.0" / "xnli.test.tsv").read_text(encoding="utf-8"), out / "xnli")
+    nli_langs = dl.split_xnli_test(xnli_dir / "XNLI-1.0" / "xnli.test.tsv", out / "xnli")
     mnli_dir = dl.extract(d.fetch(dl.multinli()), out / "tmp_mnli")
-    dl.multinli_train_to_tsv((mnli_dir / "multinli_1.0" / "multinli_1.0_train.txt").read_text(encoding="utf-8"),
-                             out / "xnli" / "train-en.tsv")
+    dl.multinli_train_to_tsv(mnli_dir / "multinli_1.0" / "multinli_1.0_train.txt", out / "xnli" / "train-en.tsv")
     return nli_langs

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import ast
 import csv
-import gzip
 import hashlib
 import http.client
 import io
@@ -46,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from common.data.cleaning import PairCleaner
-from common.io import atomic_write, sha256_file, write_json
+from common.io import DataFormatError, atomic_write, iter_lines, read_json, read_lines, sha256_file, write_json
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +82,7 @@ class Downloader:
         self.retries, self.retry_wait = retries, retry_wait
         self.pins = pins or {}
         self.lock_path = self.dest / "downloads.lock.json"
-        self.lock = json.loads(self.lock_path.read_text()) if self.lock_path.exists() else {}
+        self.lock = read_json(self.lock_path) if self.lock_path.exists() else {}
 
     def fetch(self, res: Resource) -> Path:
         """Download ``res`` into ``dest/<name>`` (once), verified against its pin."""
@@ -207,9 +206,9 @@ def tatoeba_pins(pin_file: str, languages: list[str] | None = None) -> dict[str,
     """The pinned digests of the Tatoeba v1 languages a paper evaluates (``tatoeba_v1.sha256.yaml``: XTREME's 36,
     ``tatoeba_v1_all.sha256.yaml``: all 112), or of ``languages`` among them (a corpus spec's
     ``tatoeba_languages``: the rehearsal's few)."""
-    import yaml
+    from common.config import load_yaml
 
-    pins: dict[str, dict[str, str]] = yaml.safe_load((Path(__file__).parent / pin_file).read_text())
+    pins: dict[str, dict[str, str]] = load_yaml(Path(__file__).parent / pin_file)
     if languages is None:
         return pins
     unknown = sorted(set(languages) - set(pins))
@@ -228,17 +227,26 @@ def xnli() -> Resource:
     return Resource("xnli/XNLI-1.0.zip", "https://dl.fbaipublicfiles.com/XNLI/XNLI-1.0.zip", revision="XNLI-1.0")
 
 
-def split_xnli_test(tsv_text: str, out_dir: Path) -> list[str]:
+def _header(path: Path, line: str, names: tuple[str, ...]) -> dict[str, int]:
+    """Column positions of ``names`` in a TSV header line; a missing one is an error naming the file."""
+    header = line.split("\t")
+    missing = [c for c in names if c not in header]
+    if missing:
+        raise DataFormatError(path, 1, f"no column {missing} in the header {header}")
+    return {c: header.index(c) for c in names}
+
+
+def split_xnli_test(path: Path, out_dir: Path) -> list[str]:
     """``xnli.test.tsv`` (all languages; header with language, gold_label, sentence1, sentence2)
     -> ``test-{lang}.tsv`` in the XTREME layout read by ``loaders.read_xnli_tsv``."""
-    lines = tsv_text.splitlines()
-    header = lines[0].split("\t")
-    col = {c: header.index(c) for c in ("language", "gold_label", "sentence1", "sentence2")}
+    lines = read_lines(path)
+    width = len(lines[0].split("\t")) if lines else 0
+    col = _header(path, lines[0] if lines else "", ("language", "gold_label", "sentence1", "sentence2"))
     by_lang: dict[str, list[str]] = {}
     for lineno, line in enumerate(lines[1:], start=2):
         cols = line.split("\t")
-        if len(cols) != len(header):
-            raise ValueError(f"xnli.test.tsv:{lineno}: expected {len(header)} columns, found {len(cols)}")
+        if len(cols) != width:
+            raise DataFormatError(path, lineno, f"expected {width} columns, found {len(cols)}")
         by_lang.setdefault(cols[col["language"]], []).append(
             f"{cols[col['sentence1']]}\t{cols[col['sentence2']]}\t{cols[col['gold_label']]}")
     for lang, rows in by_lang.items():
@@ -264,18 +272,27 @@ def snli() -> Resource:
     return Resource("snli/snli_1.0.zip", "https://nlp.stanford.edu/projects/snli/snli_1.0.zip", revision="snli_1.0")
 
 
-def multinli_train_to_tsv(txt: str, out: Path) -> int:
+def multinli_train_to_tsv(path: Path, out: Path) -> int:
     """``multinli_1.0_train.txt`` or ``snli_1.0_train.txt`` (same layout: header with gold_label,
     sentence1, sentence2) -> XNLI-format TSV;
-    pairs without a gold label ('-') are skipped, as in the XNLI baselines."""
-    lines = txt.splitlines()
-    header = lines[0].split("\t")
-    gi, s1, s2 = header.index("gold_label"), header.index("sentence1"), header.index("sentence2")
-    rows = []
-    for line in lines[1:]:
+    pairs without a gold label ('-') are skipped, as in the XNLI baselines. A row without the three columns is
+    skipped too and counted in a warning with its line (the files' other columns may hold anything; the release has
+    none such, as far as its documentation says, so a count above zero means a changed file)."""
+    lines = read_lines(path)
+    col = _header(path, lines[0] if lines else "", ("gold_label", "sentence1", "sentence2"))
+    gi, s1, s2 = col["gold_label"], col["sentence1"], col["sentence2"]
+    rows, short = [], []
+    for lineno, line in enumerate(lines[1:], start=2):
         cols = line.split("\t")
-        if len(cols) > max(gi, s1, s2) and cols[gi] in ("entailment", "neutral", "contradiction"):
+        if len(cols) <= max(gi, s1, s2):
+            if line.strip():
+                short.append(lineno)
+            continue
+        if cols[gi] in ("entailment", "neutral", "contradiction"):
             rows.append(f"{' '.join(cols[s1].split())}\t{' '.join(cols[s2].split())}\t{cols[gi]}")
+    if short:
+        log.warning("%s: %d rows without the gold_label, sentence1 and sentence2 columns skipped (lines %s)", path,
+                    len(short), short[:5])
     with atomic_write(out) as fh:
         fh.write("\n".join(rows) + "\n")
     return len(rows)
@@ -285,7 +302,6 @@ def iter_opus_pairs(zip_path: Path, corpus: str, l1: str, l2: str = "en") -> Ite
     """Stream (l1, l2) pairs from an OPUS moses zip (languages in the file names are in alphabetical order) without
     loading it whole. Bytes that are not UTF-8 arrive as lone surrogates (``surrogateescape``) for the cleaner to
     count (:mod:`common.data.cleaning`); members of different lengths are an error naming the shorter one's end."""
-    from common.io import DataFormatError
 
     a, b = sorted((l1, l2))
     with zipfile.ZipFile(zip_path) as z:
@@ -348,13 +364,16 @@ def mkqa() -> Resource:
 def paq_to_bank(jsonl: Path, out: Path) -> int:
     """PAQ's JSON lines -> the question bank of :mod:`common.eval.question_retrieval` (ids = line numbers)."""
     n = 0
-    with atomic_write(out) as fh, open(jsonl, encoding="utf-8") as src:
-        for n, line in enumerate(src, start=1):
+    with atomic_write(out) as fh:
+        for n, line in enumerate(iter_lines(jsonl), start=1):
             try:
                 rec = json.loads(line)
                 question, answers = rec["question"], rec["answer"]
             except (json.JSONDecodeError, KeyError, TypeError):
-                raise ValueError(f"{jsonl}:{n}: expected {{'question': ..., 'answer': [...]}}") from None
+                question, answers = None, None
+            if not isinstance(question, str) or not isinstance(answers, list) or not answers or not all(
+                    isinstance(a, str) for a in answers):
+                raise DataFormatError(jsonl, n, "expected {'question': str, 'answer': [str, ...]}")
             fh.write(json.dumps({"id": f"paq{n}", "question": question, "answers": answers},
                                 ensure_ascii=False) + "\n")
     return n
@@ -364,16 +383,16 @@ def nq_to_queries(csv_path: Path, out: Path) -> int:
     """DPR's ``nq-test.qa.csv`` -> query file: tab-separated CSV rows ``question<TAB>['answer', ...]`` whose answer
     column is a Python list literal (DPR reads it with ``eval``; here :func:`ast.literal_eval`)."""
     rows = []
-    with open(csv_path, encoding="utf-8", newline="") as fh:
-        for lineno, row in enumerate(csv.reader(fh, delimiter="\t"), start=1):
-            try:
-                answers = ast.literal_eval(row[1]) if len(row) == 2 else None
-            except (ValueError, SyntaxError):
-                answers = None
-            if not isinstance(answers, list) or not answers:
-                raise ValueError(f"{csv_path}:{lineno}: expected 'question<TAB>[answers]' (a Python list)")
-            rows.append(json.dumps({"id": f"nq{lineno}", "question": row[0], "answers": [str(a) for a in answers]},
-                                   ensure_ascii=False))
+    # one row a line: DPR's file quotes no line break
+    for lineno, row in enumerate(csv.reader(iter_lines(csv_path), delimiter="\t"), start=1):
+        try:
+            answers = ast.literal_eval(row[1]) if len(row) == 2 else None
+        except (ValueError, SyntaxError):
+            answers = None
+        if not isinstance(answers, list) or not answers:
+            raise DataFormatError(csv_path, lineno, "expected 'question<TAB>[answers]' (a Python list)")
+        rows.append(json.dumps({"id": f"nq{lineno}", "question": row[0], "answers": [str(a) for a in answers]},
+                               ensure_ascii=False))
     with atomic_write(out) as fh:
         fh.write("\n".join(rows) + "\n")
     return len(rows)
@@ -387,22 +406,24 @@ def mkqa_to_queries(jsonl_gz: Path, out_dir: Path, languages: list[str]) -> dict
     as in Table 12, ``MKQA_NAMES``). Answers are MKQA's English answer texts and aliases (PAQ's answers are
     English); questions with no English text answer (unanswerable, or a bare number / date) are left out."""
     per: dict[str, list[str]] = {lang: [] for lang in languages}
-    with gzip.open(jsonl_gz, "rt", encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            try:
-                rec = json.loads(line)
-                english = rec["answers"]["en"]
-                queries = rec["queries"]
-            except (json.JSONDecodeError, KeyError, TypeError):
-                raise ValueError(f"{jsonl_gz}:{lineno}: expected an MKQA record with 'queries' and 'answers'") from None
-            answers = [a["text"] for a in english if a.get("text")]
-            answers += [alias for a in english for alias in a.get("aliases") or []]
-            if not answers:
-                continue
-            for lang in languages:
-                if queries.get(lang):
-                    per[lang].append(json.dumps({"id": f"mkqa{rec['example_id']}", "question": queries[lang],
-                                                 "answers": answers}, ensure_ascii=False))
+    # iter_lines reads the gzip and names the line of bad UTF-8
+    for lineno, line in enumerate(iter_lines(jsonl_gz), start=1):
+        try:
+            rec = json.loads(line)
+            english = rec["answers"]["en"]
+            queries = rec["queries"]
+            example = rec["example_id"]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise DataFormatError(jsonl_gz, lineno, "expected an MKQA record with 'example_id', 'queries' and "
+                                  "'answers'") from None
+        answers = [a["text"] for a in english if a.get("text")]
+        answers += [alias for a in english for alias in a.get("aliases") or []]
+        if not answers:
+            continue
+        for lang in languages:
+            if queries.get(lang):
+                per[lang].append(json.dumps({"id": f"mkqa{example}", "question": queries[lang],
+                                             "answers": answers}, ensure_ascii=False))
     paths = {}
     for lang, rows in per.items():
         name = MKQA_NAMES.get(lang, lang)

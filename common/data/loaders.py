@@ -77,7 +77,10 @@ def tatoeba_paths(root: PathLike, lang: str) -> tuple[Path, Path]:
 
 def read_tatoeba(root: PathLike, lang: str) -> tuple[list[str], list[str]]:
     """LASER Tatoeba v1: ``tatoeba.xxx-eng.xxx`` and ``tatoeba.xxx-eng.eng``, line-aligned."""
-    pairs = read_parallel(*tatoeba_paths(root, lang))
+    src, trg = tatoeba_paths(root, lang)
+    pairs = read_parallel(src, trg)
+    if not pairs:  # an accuracy over no sentences is undefined (a mean of nothing)
+        raise DataFormatError(src, None, f"no Tatoeba pairs for {lang}")
     return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
@@ -159,6 +162,14 @@ def _parse_score(path: PathLike, lineno: int, text: str, lo: float = 0.0, hi: fl
     return value
 
 
+def _scored(path: PathLike, pairs: StsPairs) -> StsPairs:
+    """``pairs``, if a correlation with its scores is defined: at least two pairs, not all scored alike."""
+    if len(set(pairs.scores)) < 2:
+        raise DataFormatError(path, None, f"{len(pairs.scores)} scored pairs, {len(set(pairs.scores))} distinct "
+                              "score(s): a correlation needs two different scores")
+    return pairs
+
+
 def read_sts_senteval(input_path: PathLike, gold_path: PathLike, name: str | None = None) -> StsPairs:
     """SentEval STS12-16 layout: ``STS.input.X.txt`` (``s1<TAB>s2``) and ``STS.gs.X.txt``
     (one score per line; an empty gold line marks an unscored pair, skipped as SentEval does)."""
@@ -173,12 +184,12 @@ def read_sts_senteval(input_path: PathLike, gold_path: PathLike, name: str | Non
         if gold.strip() == "":
             continue
         cols = line.split("\t")
-        if len(cols) < 2:
-            raise DataFormatError(input_path, lineno, "expected 'sentence1<TAB>sentence2'")
+        if len(cols) != 2:  # a third column would be a tab inside a sentence, which would cut sentence 2
+            raise DataFormatError(input_path, lineno, f"expected 'sentence1<TAB>sentence2', found {len(cols)} columns")
         s1.append(cols[0])
         s2.append(cols[1])
         sc.append(_parse_score(gold_path, lineno, gold.strip()))
-    return StsPairs(name or Path(input_path).name, s1, s2, sc)
+    return _scored(gold_path, StsPairs(name or Path(input_path).name, s1, s2, sc))
 
 
 def read_stsb(path: PathLike) -> StsPairs:
@@ -193,7 +204,7 @@ def read_stsb(path: PathLike) -> StsPairs:
         sc.append(_parse_score(path, lineno, cols[4]))
         s1.append(cols[5])
         s2.append(cols[6])
-    return StsPairs(Path(path).name, s1, s2, sc)
+    return _scored(path, StsPairs(Path(path).name, s1, s2, sc))
 
 
 def read_stsb_multi_mt(path: PathLike) -> StsPairs:
@@ -208,7 +219,7 @@ def read_stsb_multi_mt(path: PathLike) -> StsPairs:
         s1.append(row[0])
         s2.append(row[1])
         sc.append(_parse_score(path, lineno, row[2]))
-    return StsPairs(Path(path).name, s1, s2, sc)
+    return _scored(path, StsPairs(Path(path).name, s1, s2, sc))
 
 
 def read_sick(path: PathLike) -> StsPairs:
@@ -226,7 +237,7 @@ def read_sick(path: PathLike) -> StsPairs:
         s1.append(cols[1])
         s2.append(cols[2])
         sc.append(_parse_score(path, lineno, cols[3], 1.0, 5.0))
-    return StsPairs(Path(path).name, s1, s2, sc)
+    return _scored(path, StsPairs(Path(path).name, s1, s2, sc))
 
 
 def read_sts17(input_path: PathLike, gold_path: PathLike, *, allow_gold_prefix: bool = False) -> StsPairs:
@@ -255,7 +266,7 @@ def read_sts17(input_path: PathLike, gold_path: PathLike, *, allow_gold_prefix: 
         s1.append(cols[0])
         s2.append(cols[1])
         sc.append(_parse_score(gold_path, lineno, gold.strip()))
-    return StsPairs(Path(input_path).name, s1, s2, sc)
+    return _scored(gold_path, StsPairs(Path(input_path).name, s1, s2, sc))
 
 
 # --------------------------------------------------------------------------- NLI

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from common.data.loaders import read_tsv
-from common.io import DataFormatError, sha256_file
+from common.io import DataFormatError, read_lines, sha256_file
 
 COLUMNS = {"anki_pairs": 2, "ntrex128": 2, "bible_corpus": 3}
 
@@ -46,14 +46,17 @@ def manifest_checksums(folder: Path) -> dict[str, str]:
     path = folder / "MANIFEST.md"
     header: list[str] | None = None
     sums: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for lineno, line in enumerate(read_lines(path), start=1):
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if not line.startswith("|") or set(line) <= set("|-: "):
             continue
         if header is None and "file" in cells and "sha256" in cells:
             header = cells
         elif header is not None and len(cells) == len(header):
-            sums[cells[header.index("file")]] = cells[header.index("sha256")]
+            name = cells[header.index("file")]
+            if name in sums:
+                raise DataFormatError(path, lineno, f"{name} listed twice")
+            sums[name] = cells[header.index("sha256")]
     if not sums:
         raise DataFormatError(path, None, "no table with 'file' and 'sha256' columns")
     return sums

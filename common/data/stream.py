@@ -1,9 +1,12 @@
 """Training corpora read by position from disk: nothing holds a corpus in a Python list or maps it into memory.
 
 A training file (UTF-8, one example per line) gets an index of its lines' byte spans, built once in one streaming
-pass and kept beside it (``<file>.lines.i64``, int64 pairs; ``<file>.nonblank.i64`` for the lines with text),
-written atomically, so every rank of a job opens the same index. Example ``i`` is read (two ``pread`` calls) and
-decoded when the trainer's sampler asks for it, so a rank reads only its own slice of each step's global batch
+pass and kept beside it (``<file>.lines.v2.i64``, int64 pairs; ``<file>.nonblank.v2.i64`` for the lines with
+text), written atomically, so every rank of a job opens the same index. The index starts with the file's size and
+modification time in nanoseconds: a file replaced by another of another size or time, even an older time (as
+``cp -p`` or ``rsync -a`` leave it), gets a new index. (``v2``: the layout with that header; an index of the first
+layout, ``<file>.lines.i64``, is never read.) Example ``i`` is read (two ``pread`` calls) and decoded when the
+trainer's sampler asks for it, so a rank reads only its own slice of each step's global batch
 (:class:`common.training.sampler.StepSampler`) and a resumed run starts at its step's sample offset without reading
 what came before. Resident memory does not grow with the corpus (``scripts/bench_stream_rss.py``).
 
@@ -83,13 +86,26 @@ def _write_nonblank_spans(path: Path, out: IO[bytes]) -> None:
     out.write(np.asarray(block, dtype=np.int64).tobytes())
 
 
+def _stamp(path: Path) -> bytes:
+    """The index's header: the file's size and modification time (ns), as two int64."""
+    st = path.stat()
+    return np.array([st.st_size, st.st_mtime_ns], dtype=np.int64).tobytes()
+
+
 def _index(path: Path, skip_blank: bool) -> Path:
-    """``<file>.lines.i64`` / ``<file>.nonblank.i64`` beside ``path``: (start, end) int64 pairs, written
-    (atomically) when missing or older than the file."""
-    index = path.with_name(path.name + (".nonblank.i64" if skip_blank else ".lines.i64"))
-    if not index.exists() or index.stat().st_mtime < path.stat().st_mtime:
+    """``<file>.lines.v2.i64`` / ``<file>.nonblank.v2.i64`` beside ``path``: the file's stamp, then (start, end)
+    int64 pairs; written (atomically) when missing or stamped for another version of the file."""
+    index = path.with_name(path.name + (".nonblank.v2.i64" if skip_blank else ".lines.v2.i64"))
+    stamp = _stamp(path)  # before the pass: a file changed during it gets a new index the next time
+    try:
+        with open(index, "rb") as fh:
+            fresh = fh.read(16) == stamp
+    except FileNotFoundError:
+        fresh = False
+    if not fresh:
         tmp = index.with_name(f"{index.name}.{os.getpid()}.tmp")
         with open(tmp, "wb") as out:
+            out.write(stamp)
             (_write_nonblank_spans if skip_blank else _write_line_spans)(path, out)
         os.replace(tmp, index)
     return index
@@ -107,7 +123,7 @@ class IndexedLines(Positional[str]):
         if not self.path.is_file():
             raise FileNotFoundError(f"{self.path}: no such file")
         index = _index(self.path, skip_blank)
-        self._len = index.stat().st_size // 16
+        self._len = index.stat().st_size // 16 - 1  # less the header
         self._index_fd, self._fd = os.open(index, os.O_RDONLY), os.open(self.path, os.O_RDONLY)
 
     def __del__(self) -> None:
@@ -119,7 +135,7 @@ class IndexedLines(Positional[str]):
         return self._len
 
     def span(self, i: int) -> tuple[int, int]:
-        start, end = np.frombuffer(os.pread(self._index_fd, 16, 16 * i), dtype=np.int64).tolist()
+        start, end = np.frombuffer(os.pread(self._index_fd, 16, 16 * (i + 1)), dtype=np.int64).tolist()
         return start, end
 
     def _get(self, i: int) -> str:

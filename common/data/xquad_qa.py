@@ -12,14 +12,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from common.data import xquad_r
 from common.data.xquad_questions import LANGUAGES
 from common.io import atomic_write
 
 
 def _articles(root: Path, lang: str) -> list[dict[str, Any]]:
-    d = json.loads((root / "xquad_r" / f"{lang}.json").read_text(encoding="utf-8"))
-    articles: list[dict[str, Any]] = d["data"]
-    return articles
+    return xquad_r.articles(root, lang)
 
 
 def _squad(articles: list[dict[str, Any]]) -> tuple[dict[str, Any], int, int]:
@@ -69,4 +68,4 @@ def build(out: Path, data_root: Path, train_articles: int) -> dict[str, Any]:
 def context_sentences(data_root: Path) -> list[str]:
     """Every context sentence of XQuAD-R in every language (for the leakage rule)."""
     return [s for lang in ("en", *LANGUAGES) for a in _articles(Path(data_root), lang) for p in a["paragraphs"]
-            for s in p.get("sentences", [])]
+            for s in p["sentences"]]

@@ -12,32 +12,31 @@ import json
 from pathlib import Path
 from typing import Any
 
+from common.data import xquad_r
 from common.io import write_lines
 
 LANGUAGES = ("ar", "de", "el", "es", "hi", "ru", "th", "tr", "vi", "zh")
 
 
-def _questions(root: Path, lang: str) -> dict[str, str]:
-    d = json.loads((root / "xquad_r" / f"{lang}.json").read_text(encoding="utf-8"))
-    return {q["id"]: " ".join(q["question"].split()) for a in d["data"] for p in a["paragraphs"] for q in p["qas"]}
+def _questions(root: Path, lang: str, english_ids: set[str] | None = None) -> dict[str, str]:
+    return {i: " ".join(q.split()) for i, q in xquad_r.questions(root, lang, english_ids).items()}
 
 
 def build(out: Path, data_root: Path) -> dict[str, Any]:
     """Write the question files under ``out``; return the manifest entry ``question_retrieval``."""
-    d = json.loads((Path(data_root) / "xquad_r" / "en.json").read_text(encoding="utf-8"))
-    answers = {q["id"]: sorted({a["text"] for a in q["answers"]}) for a in d["data"] for p in a["paragraphs"]
-               for q in p["qas"]}
+    answers = {str(q["id"]): sorted({a["text"] for a in q["answers"]}) for a in xquad_r.articles(data_root, "en")
+               for p in a["paragraphs"] for q in p["qas"]}
     english = _questions(Path(data_root), "en")
 
     def records(questions: dict[str, str], exclude: bool) -> list[str]:
         return [json.dumps({"id": i, "question": q, "answers": answers[i], **({"exclude": i} if exclude else {})},
-                           ensure_ascii=False) for i, q in sorted(questions.items()) if i in answers]
+                           ensure_ascii=False) for i, q in sorted(questions.items())]
 
     write_lines(out / "bank.jsonl", records(english, False))
     write_lines(out / "nq.jsonl", records(english, True))
     mkqa = {}
     for lang in LANGUAGES:
-        write_lines(out / f"mkqa.{lang}.jsonl", records(_questions(Path(data_root), lang), True))
+        write_lines(out / f"mkqa.{lang}.jsonl", records(_questions(Path(data_root), lang, set(english)), True))
         mkqa[lang] = str(out / f"mkqa.{lang}.jsonl")
     return {"bank": str(out / "bank.jsonl"), "nq": {"en": str(out / "nq.jsonl")}, "mkqa": mkqa,
             "description": "XQuAD-R stand-in: 1190 SQuAD questions, bank = the English ones, a query never retrieves "

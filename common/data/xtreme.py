@@ -13,12 +13,14 @@ import json
 import lzma
 import random
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from common.data.corpus_parts import reservoir_sample
 from common.data.download import Resource, extract
-from common.io import atomic_write, read_lines
+from common.data.squad import read_squad_json
+from common.io import DataFormatError, atomic_copy, atomic_write, read_lines
 
 XQUAD_COMMIT = "60cac411649156efb6aab9dd4c9cde787a2c0345"  # deepmind/xquad, Romanian added (not used)
 XQUAD_SHA256 = {
@@ -93,10 +95,26 @@ def squad_translate_train(lang: str) -> Resource:
 
 
 # --------------------------------------------------------------------------- converters
+def member(root: Path, name: str, archive: Path) -> Path:
+    """The file called ``name`` (a glob pattern) anywhere under an extracted ``archive``'s folder ``root``."""
+    found = next(root.rglob(name), None)
+    if found is None:
+        raise FileNotFoundError(f"{archive}: no member {name!r}")
+    return found
+
+
 def sample_cc100(path: Path, n: int, rng: random.Random) -> list[str]:
     """``n`` non-empty lines drawn uniformly (reservoir sampling) from a CC-100 .txt.xz, streamed."""
-    with lzma.open(path, "rt", encoding="utf-8", errors="strict") as fh:
-        return reservoir_sample((s for s in (line.strip() for line in fh) if s), n, rng)
+    def lines() -> Iterator[str]:  # text mode's line ends (\n, \r\n, \r), bad UTF-8 named by its \n-line
+        with lzma.open(path, "rb") as fh:
+            for lineno, raw in enumerate(fh, start=1):
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise DataFormatError(path, lineno, f"invalid UTF-8 ({exc.reason} at byte {exc.start})") from None
+                yield from (part.strip() for part in text.replace("\r\n", "\n").split("\r"))
+
+    return reservoir_sample((s for s in lines() if s), n, rng)
 
 
 def pawsx_layout(archive: Path, out: Path, langs: list[str]) -> dict[str, Any]:
@@ -105,13 +123,13 @@ def pawsx_layout(archive: Path, out: Path, langs: list[str]) -> dict[str, Any]:
     root = extract(archive, out / "tmp_pawsx") / "x-final"
     entry: dict[str, Any] = {"train": str(out / "pawsx" / "train.en.tsv"), "test": {}, "translate_train": {}}
     (out / "pawsx").mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(root / "en" / "train.tsv", entry["train"])
+    atomic_copy(root / "en" / "train.tsv", entry["train"])
     for lang in langs:
         entry["test"][lang] = str(out / "pawsx" / f"test.{lang}.tsv")
-        shutil.copyfile(root / lang / "test_2k.tsv", entry["test"][lang])
+        atomic_copy(root / lang / "test_2k.tsv", entry["test"][lang])
         if lang != "en" and (root / lang / "translated_train.tsv").exists():
             entry["translate_train"][lang] = str(out / "pawsx" / f"translate_train.{lang}.tsv")
-            shutil.copyfile(root / lang / "translated_train.tsv", entry["translate_train"][lang])
+            atomic_copy(root / lang / "translated_train.tsv", entry["translate_train"][lang])
     shutil.rmtree(out / "tmp_pawsx")
     return entry
 
@@ -132,7 +150,7 @@ def conllu_to_conll(paths: list[Path], out: Path) -> int:
                 continue
             cols = line.split("\t")
             if len(cols) != 10:
-                raise ValueError(f"{path}:{lineno}: expected 10 CoNLL-U columns, found {len(cols)}")
+                raise DataFormatError(path, lineno, f"expected 10 CoNLL-U columns, found {len(cols)}")
             if "-" in cols[0] or "." in cols[0]:
                 continue
             words.append(f"{cols[1]}\t{cols[3]}")
@@ -176,8 +194,10 @@ def panx_layout(manual: Path, out: Path, langs: list[str]) -> dict[str, Any]:
                                     f"AmazonPhotos); place {archive}")
         d = extract(archive, out / "tmp_panx" / lang)
         for split in ("train", "test") if lang == "en" else ("test",):
-            rows = []
-            for line in read_lines(next(d.rglob(split))):
+            rows, src = [], member(d, split, archive)
+            for lineno, line in enumerate(read_lines(src), start=1):
+                if line.strip() and ":" not in line.split("\t", 1)[0]:
+                    raise DataFormatError(src, lineno, f"expected '{lang}:word<TAB>tag'")
                 rows.append(line.split(":", 1)[1] if line.strip() else "")
             target = out / "panx" / f"{split}.{lang}.conll"
             with atomic_write(target) as fh:
@@ -193,10 +213,9 @@ def mlqa_layout(archive: Path, out: Path, langs: list[str]) -> dict[str, str]:
     root = extract(archive, out / "tmp_mlqa")
     test = {}
     for lang in langs:
-        src = next(root.rglob(f"test-context-{lang}-question-{lang}.json"))
+        src = member(root, f"test-context-{lang}-question-{lang}.json", archive)
         test[lang] = str(out / "mlqa" / f"test.{lang}.json")
-        Path(test[lang]).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, test[lang])
+        atomic_copy(src, test[lang])
     shutil.rmtree(out / "tmp_mlqa")
     return test
 
@@ -204,12 +223,12 @@ def mlqa_layout(archive: Path, out: Path, langs: list[str]) -> dict[str, str]:
 def tydiqa_by_language(dev_json: Path, out: Path) -> dict[str, str]:
     """TyDiQA-GoldP dev (all languages in one SQuAD-format file; a question id starts with the language's name)
     -> one SQuAD-format file per language."""
-    data = json.loads(dev_json.read_text(encoding="utf-8"))["data"]
+    data = read_squad_json(dev_json)
     by_lang: dict[str, list[dict[str, Any]]] = {}
     for article in data:
         for para in article["paragraphs"]:
             for qa in para["qas"]:
-                name = qa["id"].split("-")[0]
+                name = str(qa["id"]).split("-")[0]
                 if name not in TYDIQA_LANGUAGES:
                     raise ValueError(f"{dev_json}: question id {qa['id']!r} names no TyDiQA language")
                 by_lang.setdefault(TYDIQA_LANGUAGES[name], []).append(
@@ -228,12 +247,12 @@ def xnli_mt_layout(archive: Path, out: Path, langs: list[str]) -> dict[str, str]
     root = extract(archive, out / "tmp_xnli_mt")
     paths = {}
     for lang in langs:
-        src = next(root.rglob(f"multinli.train.{lang}.tsv"))
+        src = member(root, f"multinli.train.{lang}.tsv", archive)
         rows = []
         for lineno, line in enumerate(read_lines(src)[1:], start=2):
             cols = line.split("\t")
             if len(cols) != 3:
-                raise ValueError(f"{src}:{lineno}: expected premise<TAB>hypo<TAB>label")
+                raise DataFormatError(src, lineno, "expected premise<TAB>hypo<TAB>label")
             label = {"contradictory": "contradiction"}.get(cols[2].strip(), cols[2].strip())
             rows.append(f"{' '.join(cols[0].split())}\t{' '.join(cols[1].split())}\t{label}")
         paths[lang] = str(out / "xnli" / f"translate_train-{lang}.tsv")

@@ -156,7 +156,7 @@ def run_qa(task: Task, ctx: EvalContext) -> TaskResult:
     p = task.params_for(ctx.scale)
     entry = finetune.dataset(ctx.manifest, "qa", p["dataset"])
     files = finetune.training_files(entry, p)
-    train = [e for f in files for e in read_squad(f)]
+    train = [e for f in files for e in read_squad(f, unique_ids=False)]
     tests = {lang: read_squad(path) for lang, path in sorted(entry["test"].items())}
     model_dir = ctx.embedder.hf_model_dir()
     scores = finetune_and_evaluate(str(model_dir), load_tokenizer(model_dir), train, tests,

@@ -16,6 +16,7 @@ optional ``"exclude"`` names the bank id it must not retrieve.
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -27,13 +28,14 @@ from common.eval.answers import normalize_answer
 from common.eval.similarity import normalize
 from common.eval.task_types import EvalContext, TaskResult, register_task_type
 from common.eval.tasks import Task
+from common.io import DataFormatError
 
 BANK_SHARD = 500_000  # bank questions encoded and searched at a time: 2 GB of fp32 embeddings at width 1024
 
 
 def sharded_recall_at_1(queries: dict[str, tuple[torch.Tensor, list[dict[str, Any]]]],
                         bank_shards: Iterable[tuple[torch.Tensor, list[dict[str, Any]]]],
-                        block: int = 1024) -> dict[str, list[bool]]:
+                        block: int = 1024, bank_file: str | Path = "the bank") -> dict[str, list[bool]]:
     """Per language and query: does its nearest bank question (its excluded one masked out) share an answer with it?
 
     ``queries``: language -> (embeddings (Q, D), records); ``bank_shards``: the bank in order, as (embeddings
@@ -43,9 +45,14 @@ def sharded_recall_at_1(queries: dict[str, tuple[torch.Tensor, list[dict[str, An
     normed = {lang: normalize(emb) for lang, (emb, _) in queries.items()}
     best = {lang: torch.full((len(recs),), float("-inf")) for lang, (_, recs) in queries.items()}
     answers: dict[str, list[set[str] | None]] = {lang: [None] * len(recs) for lang, (_, recs) in queries.items()}
+    unmasked = {rec["exclude"] for _, recs in queries.values() for rec in recs if "exclude" in rec}
     for bank_emb, bank in bank_shards:
         b = normalize(bank_emb)  # (S, D)
         index = {r["id"]: i for i, r in enumerate(bank)}
+        if len(index) < len(bank):  # checked within a shard: a 65M-question bank's ids are not held whole
+            twice = [i for i, n in Counter(r["id"] for r in bank).items() if n > 1]
+            raise DataFormatError(bank_file, None, f"question ids given twice: {twice[:5]}")
+        unmasked -= index.keys()
         for lang, (_, recs) in queries.items():
             q = normed[lang]
             for start in range(0, len(recs), block):
@@ -57,6 +64,9 @@ def sharded_recall_at_1(queries: dict[str, tuple[torch.Tensor, list[dict[str, An
                 for row in torch.nonzero(top > best[lang][start:start + block]).flatten().tolist():
                     best[lang][start + row] = top[row]
                     answers[lang][start + row] = {normalize_answer(a) for a in bank[int(at[row])]["answers"]}
+    if unmasked:  # their queries could retrieve their own English counterpart
+        raise DataFormatError(bank_file, None, f"{len(unmasked)} ids that queries exclude are not in the bank: "
+                              f"{sorted(map(str, unmasked))[:5]}")
     return {lang: [bool(found and {normalize_answer(a) for a in rec["answers"]} & found)
                    for rec, found in zip(recs, answers[lang])] for lang, (_, recs) in queries.items()}
 
@@ -86,7 +96,7 @@ def run_question_retrieval(task: Task, ctx: EvalContext) -> TaskResult:
             bank_size += len(shard)
             yield ctx.encode([r["question"] for r in shard], "en"), shard
 
-    hits = sharded_recall_at_1(queries, bank_shards())
+    hits = sharded_recall_at_1(queries, bank_shards(), bank_file=qr["bank"])
     per = {lang: 100.0 * sum(h) / len(h) for lang, h in hits.items()}
     items = {lang: "".join("1" if x else "0" for x in h) for lang, h in hits.items()}
     scores = {"per_language": per, "items": items, "bank_size": bank_size, "data": qr.get("description", ""),

@@ -13,6 +13,7 @@ scale only: no POS / NER data is available at the small scales.
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -148,9 +149,13 @@ def finetune_and_evaluate(model_path: str, tokenizer: PreTrainedTokenizerBase, t
             counts = [counts_of(tags, p) for (_, tags), p in zip(sents, pred)]
             items[lang] = [list(c) for c in counts]
             per[lang] = ratio(counts)
+    # test tags the training set never has: the model cannot predict them, so they are scored wrong; counted here
+    unseen = {lang: dict(sorted(Counter(t for _, tags in sents for t in tags if t not in labels).items()))
+              for lang, sents in tests.items()}
     # items: per sentence (numerator, denominator) of the metric, so the claims' bootstrap can resample sentences
     return {"per_language": per, "main_score": float(np.mean(list(per.values()))), "metric": metric, **stats,
-            "tagset": tagset, "n_train": len(train), "items": items}
+            "tagset": tagset, "n_train": len(train), "items": items,
+            "unseen_test_tags": {lang: c for lang, c in unseen.items() if c}}
 
 
 @register_task_type("token-classification")

@@ -20,7 +20,6 @@ Other kinds register with :func:`register_embedder`. Encoding runs on the GPU wh
 from __future__ import annotations
 
 import importlib
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from safetensors.torch import load_file, save_file
 from torch import nn
 from transformers import PreTrainedTokenizerBase
 
+from common.io import read_json, write_json
 from common.languages import ENGLISH
 from common.models.encoder import SentenceEncoder, encode_sentences
 from common.models.tokenizer import load_tokenizer
@@ -118,14 +118,14 @@ def save_embedder_meta(model_dir: str | Path, kind: str, max_length: int, **extr
     if kind not in EMBEDDERS:
         raise ValueError(f"unknown embedder kind {kind!r}; registered: {sorted(EMBEDDERS)}")
     path = Path(model_dir) / META
-    path.write_text(json.dumps({"kind": kind, "max_length": max_length, **extra}, indent=2, sort_keys=True) + "\n")
+    write_json(path, {"kind": kind, "max_length": max_length, **extra})  # atomic: the folder's completeness mark
 
 
 def read_embedder_meta(model_dir: str | Path) -> dict[str, Any]:
     path = Path(model_dir) / META
     if not path.exists():
         raise FileNotFoundError(f"{path}: no embedder.json; not a model folder written by this repository")
-    meta: dict[str, Any] = json.loads(path.read_text())
+    meta: dict[str, Any] = read_json(path)
     if meta.get("kind") in PLUGINS:
         importlib.import_module(PLUGINS[meta["kind"]])
     if meta.get("kind") not in EMBEDDERS:

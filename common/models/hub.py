@@ -19,8 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from common.config import load_yaml
 from common.io import write_json
 
 log = logging.getLogger(__name__)
@@ -50,7 +49,7 @@ class HubModel:
 
 @cache
 def pinned() -> dict[str, HubModel]:
-    raw = yaml.safe_load(PINS.read_text(encoding="utf-8"))
+    raw = load_yaml(PINS)
     return {name: HubModel(name, e["repo"], e["revision"], tuple(e["files"])) for name, e in raw.items()}
 
 

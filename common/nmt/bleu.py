@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 from sacrebleu.metrics import BLEU
 
+from common.io import DataFormatError, read_lines
+
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
     from sacremoses import MosesTokenizer
@@ -154,12 +156,15 @@ def read_generate(path: str | Path, tokenizer: PreTrainedTokenizerBase, indices:
     """The ``n`` hypotheses of a fairseq-generate log in sentence order, detokenized with ``tokenizer``
     (``indices``: the fairseq dictionary's symbol -> id map, i.e. the tokenizer's ids plus the tags)."""
     hyps: dict[int, str] = {}
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+    for lineno, line in enumerate(read_lines(path), start=1):
         if line.startswith("H-"):
             parts = line.split("\t")
             tokens = parts[2] if len(parts) > 2 else ""
             ids = [indices[t] for t in tokens.split() if not _TAG.match(t) and t in indices]
-            hyps[int(parts[0][2:])] = tokenizer.decode(ids, skip_special_tokens=True).strip()
+            i = int(parts[0][2:])
+            if i in hyps:  # a second hypothesis (--nbest > 1) would silently replace the first
+                raise DataFormatError(path, lineno, f"a second hypothesis for sentence {i} (translate with --nbest 1)")
+            hyps[i] = tokenizer.decode(ids, skip_special_tokens=True).strip()
     if sorted(hyps) != list(range(n)):
         raise ValueError(f"{path}: hypotheses for {len(hyps)} of the {n} test sentences")
     return [hyps[i] for i in range(n)]

@@ -14,8 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from common.config import load_yaml
 from common.data.manifest import load_manifest
 from common.report import curves, vocabulary_table
 from common.report.context import ReportContext
@@ -54,7 +53,7 @@ def main(experiment: str, title: str, load_config: Callable[[str], dict[str, Any
     if adjust:
         adjust(cfg, a)
     ctx = ReportContext(experiment, a.scale, cfg, ResultStore(a.results, registry(cfg)), load_manifest(a.corpus),
-                        yaml.safe_load(reported.read_text(encoding="utf-8")) if reported else {}, Path(a.results))
+                        load_yaml(reported) if reported else {}, Path(a.results))
     tables, figures = build(ctx)
     if pretraining and cfg.get("learning_curve"):  # every paper's main methods against steps (common/report/curves.py)
         figures = {**figures, curves.FIGURE: partial(curves.learning_curve_figure, ctx)}

@@ -81,18 +81,24 @@ def snapshotter(run: RunArguments, built: Built, resolved: dict[str, Any]) -> Ca
         if step not in steps or rank() != 0:
             return
         final = Path(run.output_dir) / "snapshots" / f"step{step}"
-        tmp = final.with_name(final.name + ".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
         model = built.model
         was_training = model.training
-        built.save(model, tmp)
-        write_json(tmp / "training_config.json", {**resolved, "snapshot_step": step})
+        save_model(built, model, final, {**resolved, "snapshot_step": step})
         model.train(was_training)
-        shutil.rmtree(final, ignore_errors=True)
-        tmp.rename(final)
         log.info("snapshot of step %d -> %s", step, final)
 
     return on_step
+
+
+def save_model(built: Built, model: nn.Module, folder: Path, resolved: dict[str, Any]) -> None:
+    """The model as an embedder folder with the resolved config beside it (``training_config.json``), written as
+    ``<folder>.tmp`` and renamed: a folder that exists is complete."""
+    tmp = folder.with_name(folder.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    built.save(model, tmp)
+    write_json(tmp / "training_config.json", resolved)
+    shutil.rmtree(folder, ignore_errors=True)
+    tmp.rename(folder)
 
 
 def main(recipe: Recipe, argv: list[str] | None = None) -> None:
@@ -133,6 +139,5 @@ def main(recipe: Recipe, argv: list[str] | None = None) -> None:
         sys.exit(EXIT_RESUME)
     if trainer.rank == 0:
         out = Path(run.output_dir)
-        built.save(trainer.unwrap(), out / "model")
-        write_json(out / "model" / "training_config.json", resolved)
+        save_model(built, trainer.unwrap(), out / "model", resolved)
         write_json(out / "summary.json", summary)

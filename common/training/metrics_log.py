@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from common.io import DataFormatError, iter_json_lines
+from common.io import DataFormatError, atomic_write, iter_json_lines
 from common.rss import peak_rss_bytes
 
 if TYPE_CHECKING:  # torch is imported where it is used: a report that reads the log back does not pay for it
@@ -44,12 +44,19 @@ class MetricsLog:
         self.writer = None
 
     def start(self, step: int) -> None:
-        """Open the log at ``step`` (0, or the step a run resumes from)."""
+        """Open the log at ``step`` (0, or the step a run resumes from): lines after ``step`` are dropped."""
         if not self.enabled:
             return
-        if step and self.path.exists():
+        if self.path.exists():  # at step 0 too: a retried run that never reached a checkpoint starts its log anew
+            text = self.path.read_text(encoding="utf-8")
+            if text and not text.endswith("\n"):  # the run stopped while it wrote a line: that line is torn
+                log.warning("%s: dropping a torn last line (the run stopped while writing it): %r", self.path,
+                            text[text.rfind("\n") + 1:][:80])
+                with atomic_write(self.path) as fh:
+                    fh.write(text[: text.rfind("\n") + 1])
             keep = [r for r in read_metrics(self.path) if r["step"] <= step]
-            self.path.write_text("".join(json.dumps(r) + "\n" for r in keep), encoding="utf-8")
+            with atomic_write(self.path) as fh:  # a stop during the rewrite keeps the old log whole
+                fh.write("".join(json.dumps(r) + "\n" for r in keep))
         if self.tb_dir is not None:
             from torch.utils.tensorboard import SummaryWriter
 

@@ -22,6 +22,9 @@ def multi_parallel(manifest: dict, languages: list[str], n: int) -> tuple[list[s
     split = "test" if (root / f"test-{langs[0]}.tsv").exists() else "dev"
     files = [root / f"{split}-{x}.tsv" for x in langs]
     data = {x: loaders.read_xnli_tsv(f).hypothesis for x, f in zip(langs, files)}
+    for x, f in zip(langs, files):  # row i of every language is the same item
+        if len(data[x]) != len(data[langs[0]]):
+            raise loaders.DataFormatError(f, None, f"{len(data[x])} rows, {files[0].name} has {len(data[langs[0]])}")
     first: dict[str, int] = {}
     for i, text in enumerate(data[langs[0]]):
         first.setdefault(text, i)

@@ -56,3 +56,12 @@ def test_no_hidden_translation_and_no_xnli_hypothesis(bench, data_root):
             if partner is not None:
                 assert (sid, partner) in b.gold
         assert not {normalize(t) for t in b.trg.values()} & (hyp - prem)
+
+
+def test_xnli_files_of_unequal_length_are_refused(tmp_path):
+    """Row i of dev-xx.tsv is the translation of row i of dev-en.tsv: a missing row would shift every later pair."""
+    (tmp_path / "xnli_dev").mkdir()
+    (tmp_path / "xnli_dev" / "dev-en.tsv").write_text("p1\th1\tentailment\np2\th2\tneutral\n")
+    (tmp_path / "xnli_dev" / "dev-ru.tsv").write_text("q1\tg1\tentailment\n")
+    with pytest.raises(loaders.DataFormatError, match=r"dev-ru\.tsv: 1 rows, English has 2"):
+        bucc_mini._xnli(tmp_path, "ru")

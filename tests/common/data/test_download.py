@@ -84,7 +84,7 @@ def test_xnli_zip_to_per_language_files(server, tmp_path):
     serve(root, dl.xnli().url, _zip({"XNLI-1.0/xnli.test.tsv": "\n".join([header, *rows]) + "\n"}))
     path = dl.Downloader(tmp_path / "dl", base_url=base).fetch(dl.xnli())
     out = dl.extract(path, tmp_path / "x")
-    langs = dl.split_xnli_test((out / "XNLI-1.0" / "xnli.test.tsv").read_text(), tmp_path / "xnli")
+    langs = dl.split_xnli_test(out / "XNLI-1.0" / "xnli.test.tsv", tmp_path / "xnli")
     assert langs == ["de", "en"]
     de = loaders.read_xnli_tsv(tmp_path / "xnli" / "test-de.tsv")
     assert de.premise == ["Er kam."] and de.label == [0]
@@ -240,6 +240,30 @@ def test_question_retrieval_converters(tmp_path):
     (de,) = read_questions(paths["de"])  # the unanswerable question is left out
     assert de == {"id": "mkqa7", "question": "wer schrieb hamlet", "answers": ["William Shakespeare", "Shakespeare"]}
     assert read_questions(paths["zh"])[0]["question"] == "谁写了哈姆雷特"
+    # malformed records name the file and the line
+    from common.io import DataFormatError
+
+    (tmp_path / "paq.jsonl").write_text('{"question": "q", "answer": ["a"]}\n{"question": "q", "answer": "Paris"}\n')
+    with pytest.raises(DataFormatError, match=r"paq\.jsonl:2: expected \{'question': str, 'answer': \[str"):
+        dl.paq_to_bank(tmp_path / "paq.jsonl", tmp_path / "bank.jsonl")
+    with gzip.open(tmp_path / "mkqa.jsonl.gz", "wt", encoding="utf-8") as fh:
+        fh.write(json.dumps({k: v for k, v in records[0].items() if k != "example_id"}) + "\n")
+    with pytest.raises(DataFormatError, match=r"mkqa\.jsonl\.gz:1: expected an MKQA record with 'example_id'"):
+        dl.mkqa_to_queries(tmp_path / "mkqa.jsonl.gz", tmp_path, ["de"])
+
+
+def test_nli_converters_name_the_file_and_count_short_rows(tmp_path, caplog):
+    from common.io import DataFormatError
+
+    (tmp_path / "train.txt").write_text("gold_label\tx\tsentence1\tsentence2\nentailment\t-\tA  man.\tA person.\n"
+                                        "-\t-\tA.\tB.\ncut short\n\nneutral\t-\tC.\tD.\n")
+    with caplog.at_level("WARNING"):
+        assert dl.multinli_train_to_tsv(tmp_path / "train.txt", tmp_path / "out.tsv") == 2  # '-' and the short row
+    assert "1 rows without the gold_label, sentence1 and sentence2 columns skipped (lines [4])" in caplog.text
+    assert (tmp_path / "out.tsv").read_text() == "A man.\tA person.\tentailment\nC.\tD.\tneutral\n"
+    (tmp_path / "xnli.test.tsv").write_text("language\tgold_label\tsentence1\n")
+    with pytest.raises(DataFormatError, match=r"xnli\.test\.tsv:1: no column \['sentence2'\] in the header"):
+        dl.split_xnli_test(tmp_path / "xnli.test.tsv", tmp_path / "xnli")
 
 
 def test_vmsst_paper_corpus_from_local_mirror(server, tmp_path, data_root, monkeypatch):
@@ -417,3 +441,45 @@ def test_panx_without_the_manual_download_says_where(tmp_path):
 
     with pytest.raises(FileNotFoundError, match=r"manual download.*panx_dataset/en\.tar\.gz"):
         xtreme.panx_layout(tmp_path / "manual", tmp_path, ["en"])
+
+
+def test_panx_lines_need_their_language_prefix_and_archives_their_members(tmp_path):
+    import tarfile
+
+    from common.data import xtreme
+    from common.io import DataFormatError
+
+    def archive(members):
+        (tmp_path / "src").mkdir(exist_ok=True)
+        (tmp_path / "manual" / "panx_dataset").mkdir(parents=True, exist_ok=True)
+        with tarfile.open(tmp_path / "manual" / "panx_dataset" / "de.tar.gz", "w:gz") as tar:
+            for name, text in members.items():
+                (tmp_path / "src" / name).write_text(text)
+                tar.add(tmp_path / "src" / name, arcname=name)
+
+    archive({"test": "de:Berlin\tB-LOC\n\nde:ist\tO\n"})
+    entry = xtreme.panx_layout(tmp_path / "manual", tmp_path / "out", ["de"])
+    assert (tmp_path / "out" / "panx" / "test.de.conll").read_text() == "Berlin\tB-LOC\n\nist\tO\n"
+    assert entry["test"]["de"].endswith("test.de.conll")
+    archive({"test": "de:Berlin\tB-LOC\nist\tO\n"})
+    with pytest.raises(DataFormatError, match=r"test:2: expected 'de:word<TAB>tag'"):
+        xtreme.panx_layout(tmp_path / "manual", tmp_path / "out", ["de"])
+    archive({"dev": "de:x\tO\n"})
+    with pytest.raises(FileNotFoundError, match=r"de\.tar\.gz: no member 'test'"):
+        xtreme.panx_layout(tmp_path / "manual", tmp_path / "out2", ["de"])
+
+
+def test_cc100_sample_reads_text_line_ends_and_names_bad_utf8(tmp_path):
+    import lzma
+    import random
+
+    from common.data import xtreme
+    from common.io import DataFormatError
+
+    with lzma.open(tmp_path / "x.txt.xz", "wb") as fh:
+        fh.write(b"a\r\nb\rc\n\n d \n")
+    assert sorted(xtreme.sample_cc100(tmp_path / "x.txt.xz", 10, random.Random(1))) == ["a", "b", "c", "d"]
+    with lzma.open(tmp_path / "x.txt.xz", "wb") as fh:
+        fh.write(b"ok\nfine\nbad \xff byte\n")
+    with pytest.raises(DataFormatError, match=r"x\.txt\.xz:3: invalid UTF-8"):
+        xtreme.sample_cc100(tmp_path / "x.txt.xz", 10, random.Random(1))

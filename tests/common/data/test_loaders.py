@@ -74,6 +74,20 @@ def test_sts_malformed_and_out_of_range_scores(tmp_path):
     write(tmp_path / "STS.gs.x.txt", "1.0\n\n4.5\n")
     s = loaders.read_sts_senteval(inp, tmp_path / "STS.gs.x.txt")
     assert s.scores == [1.0, 4.5] and s.sent1 == ["a", "e"]  # empty gold line = unscored pair
+    write(tmp_path / "STS.gs.x.txt", "2.0\n\n2.0\n")  # a correlation with equal scores is undefined (NaN)
+    with pytest.raises(DataFormatError, match=r"STS\.gs\.x\.txt: 2 scored pairs, 1 distinct score"):
+        loaders.read_sts_senteval(inp, tmp_path / "STS.gs.x.txt")
+    write(inp, "a\tb\nc\td\tstray\ne\tf\n")  # a tab inside a sentence would cut the second sentence
+    write(tmp_path / "STS.gs.x.txt", "1.0\n2.0\n4.5\n")
+    with pytest.raises(DataFormatError, match=r"STS\.input\.x\.txt:2: expected 'sentence1<TAB>sentence2', found 3"):
+        loaders.read_sts_senteval(inp, tmp_path / "STS.gs.x.txt")
+
+
+def test_an_empty_tatoeba_language_is_refused(tmp_path):
+    write(tmp_path / "tatoeba.xyz-eng.xyz", "")
+    write(tmp_path / "tatoeba.xyz-eng.eng", "")
+    with pytest.raises(DataFormatError, match=r"tatoeba\.xyz-eng\.xyz: no Tatoeba pairs for xyz"):
+        loaders.read_tatoeba(tmp_path, "xyz")
 
 
 def test_sts17_count_mismatch_is_refused(tmp_path):

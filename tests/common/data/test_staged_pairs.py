@@ -32,6 +32,10 @@ def test_layouts_checksums_and_bad_rows(tmp_path):
         fh.write("One.\tUno.\n")
     with pytest.raises(DataFormatError, match="sha256 differs"):
         staged_pairs.read_source(tmp_path / "ntrex128", "ita")
+    manifest = tmp_path / "ntrex128" / "MANIFEST.md"
+    manifest.write_text(manifest.read_text() + f"| ita-eng.tsv.gz | 1 | {sha256_file(path)} |\n")
+    with pytest.raises(DataFormatError, match=r"MANIFEST\.md:6: ita-eng\.tsv\.gz listed twice"):
+        staged_pairs.read_source(tmp_path / "ntrex128", "ita")
 
 
 def test_selection_filters_then_samples_a_share_at_most_the_cap():

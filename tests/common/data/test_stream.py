@@ -42,11 +42,19 @@ def test_bad_input_names_file_and_line(tmp_path):
 def test_the_index_is_kept_and_rebuilt_when_the_file_changes(tmp_path):
     f = write(tmp_path / "c.txt", b"x\ny\n")
     assert list(IndexedLines(f)) == ["x", "y"]
-    index = tmp_path / "c.txt.lines.i64"
-    assert np.fromfile(index, dtype=np.int64).tolist() == [0, 1, 2, 3]  # (start, end) of each line
+    index = tmp_path / "c.txt.lines.v2.i64"
+    stat = f.stat()
+    # the file's size and time, then (start, end) of each line
+    assert np.fromfile(index, dtype=np.int64).tolist() == [4, stat.st_mtime_ns, 0, 1, 2, 3]
+    kept = index.stat().st_mtime_ns
+    assert list(IndexedLines(f)) == ["x", "y"] and index.stat().st_mtime_ns == kept  # not rebuilt
     write(f, b"longer line\nz\nw\n")
-    os.utime(f, (index.stat().st_mtime + 5, index.stat().st_mtime + 5))
+    os.utime(f, ns=(kept + 5_000_000_000,) * 2)
     assert list(IndexedLines(f)) == ["longer line", "z", "w"]
+    # replaced by a file of the same size with an older time (cp -p, rsync -a): only the time tells them apart
+    write(f, b"longer\nline z\nw\n")
+    os.utime(f, ns=(stat.st_mtime_ns - 10_000_000_000,) * 2)
+    assert list(IndexedLines(f)) == ["longer", "line z", "w"]
 
 
 def test_composition_positions_and_slices(tmp_path):

@@ -86,3 +86,16 @@ def test_finetune_learns_a_trivial_span_task(tiny):
     out = qa.finetune_and_evaluate(str(path), tok, train, {"xx": train[:16]}, args, doc_stride=8,
                                    max_answer_length=3)
     assert out["per_language"]["xx"]["exact_match"] >= 75.0 and out["main_score"] == out["f1"]
+
+
+def test_read_squad_checks_the_layout_and_repeated_ids(tmp_path):
+    ok = squad(tmp_path / "ok.json", [("a", "The cat sat on the mat.", "Where?", "on the mat"),
+                                      ("a", "The dog ran.", "Who?", "The dog")])
+    with pytest.raises(DataFormatError, match=r"ok\.json: question id 'a' given twice"):
+        read_squad(ok)  # a test set: its predictions are keyed by id
+    assert len(read_squad(ok, unique_ids=False)) == 2  # a training file
+    bad = json.loads(ok.read_text())
+    del bad["data"][0]["paragraphs"][1]["context"]
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(DataFormatError, match=r"bad\.json: article 0, paragraph 1: expected a 'context' string"):
+        read_squad(tmp_path / "bad.json", unique_ids=False)

@@ -41,3 +41,31 @@ def test_the_bank_streams_in_shards(tmp_path):
     path.write_text("\n".join(json.dumps({"id": f"b{i}", "question": f"q{i}", "answers": ["x"]}) for i in range(5))
                     + "\n\n")
     assert [[r["id"] for r in s] for s in shards(iter_questions(path), 2)] == [["b0", "b1"], ["b2", "b3"], ["b4"]]
+
+
+def test_malformed_question_files_are_refused(tmp_path):
+    """Answers as a string would count any one-letter overlap as a hit; an id given twice or an excluded id missing
+    from the bank would leave a query's own counterpart unmasked."""
+    import pytest
+
+    from common.data.questions import read_questions
+    from common.io import DataFormatError
+
+    path = tmp_path / "q.jsonl"
+    path.write_text('{"id": 1, "question": "a?", "answers": ["x"]}\n{"id": 2, "question": "b?", "answers": "Paris"}\n')
+    with pytest.raises(DataFormatError, match=r"q\.jsonl:2: expected .*'answers': \[str, \.\.\.\]"):
+        read_questions(path)
+    path.write_text('{"id": 1, "question": "a?", "answers": ["x"]}\n{"id": 1, "question": "b?", "answers": ["y"]}\n')
+    with pytest.raises(DataFormatError, match=r"q\.jsonl:2: question id 1 given twice"):
+        read_questions(path)
+    path.write_text("\n")
+    with pytest.raises(DataFormatError, match=r"q\.jsonl: no questions"):
+        read_questions(path)
+    bank = [{"id": "b0", "question": "", "answers": ["x"]}, {"id": "b0", "question": "", "answers": ["y"]}]
+    queries = {"de": (torch.ones(1, 2), [{"id": "q", "question": "", "answers": ["x"], "exclude": "b9"}])}
+    with pytest.raises(DataFormatError, match=r"bank\.jsonl: question ids given twice: \['b0'\]"):
+        sharded_recall_at_1(queries, [(torch.eye(2), bank)], bank_file=tmp_path / "bank.jsonl")
+    bank[1]["id"] = "b1"
+    with pytest.raises(DataFormatError, match=r"bank\.jsonl: 1 ids that queries exclude are not in the bank: "
+                                              r"\['b9'\]"):
+        sharded_recall_at_1(queries, [(torch.eye(2), bank)], bank_file=tmp_path / "bank.jsonl")

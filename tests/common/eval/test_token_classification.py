@@ -45,5 +45,7 @@ def test_finetune_on_a_tiny_conll_file(tmp_path):
         train.append(([n, "lives", "in", c], ["B-PER", "O", "O", "B-LOC"]))
         train.append((["the", "city", c, "and", n], ["O", "O", "B-LOC", "O", "B-PER"]))
     args = tc.FinetuneArguments(batch_size=8, learning_rate=5e-3, epochs=6, max_length=16, seed=1)
-    out = tc.finetune_and_evaluate(str(tmp_path), tok, train, {"xx": train[:12]}, args, "entity_f1")
+    unseen = (["tom", "works", "in", "berlin"], ["B-PER", "O", "O", "B-ORG"])  # B-ORG never trained: scored wrong
+    out = tc.finetune_and_evaluate(str(tmp_path), tok, train, {"xx": train[:12], "yy": [unseen]}, args, "entity_f1")
     assert out["per_language"]["xx"] >= 90.0 and out["tagset"] == ["B-LOC", "B-PER", "O"]
+    assert out["unseen_test_tags"] == {"yy": {"B-ORG": 1}}

@@ -58,6 +58,9 @@ def test_read_generate_detokenizes_and_drops_tags(tmp_path):
     assert bleu.read_generate(log, tok, indices, 2) == ["the dog plays", "a player"]
     with pytest.raises(ValueError, match="hypotheses for 2 of the 3"):
         bleu.read_generate(log, tok, indices, 3)
+    log.write_text("H-0\t-0.2\t<2en> a player\nH-1\t-0.5\t<2en> a player\nH-1\t-0.9\t<2en> a dog\n")
+    with pytest.raises(ValueError, match=r"gen\.txt:3: a second hypothesis for sentence 1"):
+        bleu.read_generate(log, tok, indices, 2)
 
 
 def test_sentence_statistics_sum_to_the_corpus_bleu():

@@ -52,3 +52,28 @@ def test_read_metrics_reads_a_folder_or_its_file_and_names_the_bad_line(tmp_path
         (tmp_path / "metrics.jsonl").write_text('{"step": 1, "loss": 2.5}\n\n' + bad + "\n")
         with pytest.raises(DataFormatError, match=f"metrics.jsonl:3: .*{why}"):
             read_metrics(tmp_path)
+
+
+def test_a_resume_drops_the_lines_after_its_step_and_a_torn_last_line(tmp_path, caplog):
+    """A run stopped while it appended a line leaves that line without its newline; the resumed run drops it (with
+    a warning) with the other lines after its step, instead of failing on it."""
+    from common.training.metrics_log import MetricsLog
+
+    (tmp_path / "metrics.jsonl").write_text('{"step": 1, "loss": 3.0}\n{"step": 2, "loss": 2.5}\n'
+                                            '{"step": 3, "loss": 2.0}\n{"step": 4, "lo')
+    m = MetricsLog(tmp_path, enabled=True, tensorboard=False)
+    with caplog.at_level("WARNING"):
+        m.start(2)
+    assert "torn last line" in caplog.text
+    assert (tmp_path / "metrics.jsonl").read_text() == '{"step": 1, "loss": 3.0}\n{"step": 2, "loss": 2.5}\n'
+    assert not list(tmp_path.glob("*.tmp*"))  # rewritten through a temporary file, renamed into place
+
+
+def test_a_run_retried_from_step_0_starts_its_log_anew(tmp_path):
+    """A job that died before its first checkpoint and is started again (a Slurm retry) trains from step 0: the
+    first attempt's lines, a torn one included, would otherwise stay in front of the second's."""
+    from common.training.metrics_log import MetricsLog
+
+    (tmp_path / "metrics.jsonl").write_text('{"step": 1, "loss": 3.0}\n{"step": 2, "lo')
+    MetricsLog(tmp_path, enabled=True, tensorboard=False).start(0)
+    assert (tmp_path / "metrics.jsonl").read_text() == ""
