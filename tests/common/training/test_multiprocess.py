@@ -12,7 +12,7 @@ import torch
 from common.distributed.env import free_port
 from common.training.metrics_log import read_metrics
 
-pytestmark = [pytest.mark.distributed, pytest.mark.slow]  # several launcher starts each: run by .ci/run
+pytestmark = [pytest.mark.distributed, pytest.mark.slow]  # several launcher starts each: -m slow, not .ci/run
 WORKER = Path(__file__).with_name("_dist_worker.py")
 
 
