@@ -50,6 +50,13 @@ def read_squad_json(path: str | Path, unique_ids: bool = True) -> list[dict[str,
     return data
 
 
+def has_text_answers(qa: dict[str, Any]) -> bool:
+    """Whether a question has a non-empty list of answers, each ``{"text": str, ...}``."""
+    answers = qa.get("answers")
+    return isinstance(answers, list) and bool(answers) and all(
+        isinstance(a, dict) and isinstance(a.get("text"), str) for a in answers)
+
+
 def read_squad(path: str | Path, unique_ids: bool = True) -> list[QAExample]:
     """A SQuAD v1.1-format file (:func:`read_squad_json`) whose questions all have answers ``[{"text",
     "answer_start"}]``; every answer must be found at its offset. Training files pass ``unique_ids=False``: their
@@ -59,10 +66,10 @@ def read_squad(path: str | Path, unique_ids: bool = True) -> list[QAExample]:
         for para in article["paragraphs"]:
             ctx = para["context"]
             for qa in para["qas"]:
-                answers = qa.get("answers") or []
-                if not answers or not all(isinstance(a, dict) and isinstance(a.get("text"), str) for a in answers):
+                if not has_text_answers(qa):
                     raise DataFormatError(path, None, f"question {qa['id']!r}: expected answers [{{'text', "
                                                       "'answer_start'}, ...]")
+                answers = qa["answers"]
                 start = answers[0].get("answer_start")
                 if not isinstance(start, int) or ctx[start:start + len(answers[0]["text"])] != answers[0]["text"]:
                     raise DataFormatError(path, None, f"question {qa['id']!r}: answer {answers[0]['text']!r} is not "

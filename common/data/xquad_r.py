@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from common.data.squad import read_squad_json
+from common.data.squad import has_text_answers, read_squad_json
 from common.io import DataFormatError
 
 
@@ -24,9 +24,7 @@ def articles(root: Path, lang: str) -> list[dict[str, Any]]:
             if not isinstance(para.get("sentences"), list):
                 raise DataFormatError(p, None, f"article {i}, paragraph {j}: no list of 'sentences'")
             for qa in para["qas"]:
-                answers = qa.get("answers")
-                if not isinstance(answers, list) or not answers or not all(
-                        isinstance(a, dict) and isinstance(a.get("text"), str) for a in answers):
+                if not has_text_answers(qa):
                     raise DataFormatError(p, None, f"question {qa['id']!r}: expected answers [{{'text', ...}}]")
     return data
 
