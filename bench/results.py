@@ -103,24 +103,40 @@ def read_record(path: str | Path) -> dict:
     return json.loads(Path(path).read_text())
 
 
+# The fastest matrix-product instructions a CPU has, best first (its /proc/cpuinfo flag, the name's suffix). Two CPUs
+# sold under one model name can differ in them, and CPU benchmarks with them: a 2-core "AMD EPYC" with AVX2 only ran a
+# bf16 matrix product 5.5x slower than fp32, another with AVX-512 BF16 4x faster (docs/scales.md).
+CPU_TIERS = (("amx_bf16", "amx"), ("avx512_bf16", "avx512bf16"), ("avx512f", "avx512"), ("avx2", "avx2"))
+
+
+def cpu_name(cpuinfo: str, cores: int | None) -> str:
+    """The CPU's model name without its trademarks and clock, its matrix-product tier (``CPU_TIERS``) and its cores,
+    from the text of ``/proc/cpuinfo``: ``AMD-EPYC-avx512bf16-2cores``."""
+    fields: dict[str, str] = {}
+    for line in cpuinfo.splitlines():  # one block per logical CPU: the first one's fields
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    model, flags = fields.get("model name") or platform.processor() or "cpu", set(fields.get("flags", "").split())
+    for noise in ("(R)", "(TM)", "CPU", "Processor", "@"):
+        model = model.replace(noise, " ")
+    words = [w for w in model.split() if not w.endswith("GHz")]
+    words += [name for flag, name in CPU_TIERS if flag in flags][:1]
+    return "-".join(words) + f"-{cores}cores"
+
+
 def machine() -> str:
-    """A short description of the machine the benchmarks run on: the GPU's name, or the CPU model and cores."""
+    """A short description of the machine the benchmarks run on: the GPU's name, or the CPU's (:func:`cpu_name`).
+    Folders named before the tier was part of the name (``figures/bench/AMD-EPYC-2cores``, ``Intel-Xeon-2cores``)
+    keep their names; docs/scales.md says which CPU each was."""
     import torch
 
     if torch.cuda.is_available():
         return torch.cuda.get_device_name().replace(" ", "-")
-    model = platform.processor() or "cpu"
     try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
+        cpuinfo = Path("/proc/cpuinfo").read_text()
     except OSError:
-        pass
-    for noise in ("(R)", "(TM)", "CPU", "Processor", "@"):
-        model = model.replace(noise, " ")
-    model = "-".join(w for w in model.split() if not w.endswith("GHz"))
-    return f"{model}-{os.cpu_count()}cores"
+        cpuinfo = ""
+    return cpu_name(cpuinfo, os.cpu_count())
 
 
 def setup_threads(threads: int) -> dict:

@@ -55,3 +55,19 @@ def test_the_report_says_when_each_benchmark_was_measured(tmp_path):
     assert when(mixed).endswith("(encode: day not recorded; mining: 2026-11-27)")
     report_main(["--dir", str(tmp_path), "mining"])
     assert f"Measured by `snakemake bench/all` on {today};" in (tmp_path / "README.md").read_text()
+
+
+def test_the_cpu_name_carries_its_matrix_product_tier():
+    """Two CPUs sold as "AMD EPYC" differ in bf16 speed by 20x: the machine's folder name tells them apart."""
+    from bench.results import cpu_name
+
+    def info(model, flags):
+        block = f"processor\t: 0\nmodel name\t: {model}\nflags\t\t: {flags}\n"
+        return block + "\n" + block.replace("processor\t: 0", "processor\t: 1")
+
+    assert cpu_name(info("AMD EPYC", "fpu sse2 avx2 fma"), 2) == "AMD-EPYC-avx2-2cores"
+    assert cpu_name(info("AMD EPYC", "avx2 avx512f avx512_bf16"), 2) == "AMD-EPYC-avx512bf16-2cores"
+    assert cpu_name(info("AMD EPYC", "avx2 avx512f"), 4) == "AMD-EPYC-avx512-4cores"
+    assert (cpu_name(info("Intel(R) Xeon(R) Platinum 8481C CPU @ 2.70GHz", "avx2 avx512f avx512_bf16 amx_bf16"), 2)
+            == "Intel-Xeon-Platinum-8481C-amx-2cores")
+    assert cpu_name(info("Some CPU", "sse2"), 1) == "Some-1cores"  # no tier: the name alone
