@@ -104,8 +104,9 @@ def read_record(path: str | Path) -> dict:
 
 
 # The fastest matrix-product instructions a CPU has, best first (its /proc/cpuinfo flag, the name's suffix). Two CPUs
-# sold under one model name can differ in them, and CPU benchmarks with them: a 2-core "AMD EPYC" with AVX2 only ran a
-# bf16 matrix product 5.5x slower than fp32, another with AVX-512 BF16 4x faster (docs/scales.md).
+# sold under one model name can differ in them, and CPU benchmarks with them: a 2-core "AMD EPYC" with AVX2 only
+# emulates bf16 5-20x slower than fp32, another with AVX-512 BF16 ran a bf16 matrix product 3.7-4.3x faster than fp32
+# (docs/scales.md).
 CPU_TIERS = (("amx_bf16", "amx"), ("avx512_bf16", "avx512bf16"), ("avx512f", "avx512"), ("avx2", "avx2"))
 
 

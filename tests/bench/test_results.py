@@ -58,7 +58,7 @@ def test_the_report_says_when_each_benchmark_was_measured(tmp_path):
 
 
 def test_the_cpu_name_carries_its_matrix_product_tier():
-    """Two CPUs sold as "AMD EPYC" differ in bf16 speed by 20x: the machine's folder name tells them apart."""
+    """Two CPUs sold as "AMD EPYC" differ in bf16 against fp32 by 20x or more: the folder name tells them apart."""
     from bench.results import cpu_name
 
     def info(model, flags):
