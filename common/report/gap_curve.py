@@ -15,6 +15,13 @@ source's languages from the corpus manifest (``--group "ntrex128 alone"``,
 writes ``<out>.md``, ``.csv`` and ``.tex`` (a table: step, group, A, B, B - A, each seed's, interval, seeds, verdict),
 ``<out>.json``
 and ``<out>.png``/``.pdf`` (B - A against steps, a panel per group, the interval as a band).
+
+Several ``--task`` make one metric, their weighted mean on the same resamples of every task's items
+(:class:`common.report.claims.Combined`, as VMSST's Score; ``--weight`` per task, equal when left out;
+``--metric`` names it in the table)::
+
+    python -m common.report.gap_curve --task sts-en@years-pearson --task sts17@pearson ... --weight 0.1667 ... \
+        --metric Score --a BiTranslation=gap/bitranslation --b VMSST=gap/vmsst --steps 500 1000 --out ...
 """
 from __future__ import annotations
 
@@ -29,7 +36,7 @@ from common.data.manifest import load_manifest, source_languages
 from common.eval.results import read_result
 from common.eval.tasks import get_task
 from common.io import write_json
-from common.report.claims import ItemMetric, item_metric, paired_difference, verdict
+from common.report.claims import Combined, ItemMetric, item_metric, paired_difference, verdict
 from common.report.tables import Table, write_table
 
 log = logging.getLogger(__name__)
@@ -86,15 +93,31 @@ def resolve_groups(specs: Sequence[str], manifest: dict[str, Any] | None) -> dic
     return groups
 
 
-def gap_curve(task: str, a: Path, b: Path, steps: Sequence[int], groups: dict[str, list[str] | None],
-              replicates: int = 1000) -> list[GapPoint]:
-    kind = get_task(task).type
+def metrics_at(root: Path, tasks: Sequence[str], weights: Sequence[float] | None, step: int,
+               groups: dict[str, list[str] | None]) -> dict[str, dict[int, ItemMetric]]:
+    """Group -> seed id -> the metric at ``step``: the one task's, or the ``weights``-weighted mean of the tasks'
+    (equal weights when None) on the same resample of every task's items."""
+    if weights is not None and len(weights) != len(tasks):
+        raise ValueError(f"{len(weights)} weights for {len(tasks)} tasks ({', '.join(tasks)})")
+    w = list(weights) if weights is not None else [1 / len(tasks)] * len(tasks)
+    per_task = [(get_task(t).type, scores_at(root, t, step)) for t in tasks]
+    seeds = sorted(set.intersection(*(set(sc) for _, sc in per_task)))
+    out: dict[str, dict[int, ItemMetric]] = {}
+    for name, langs in groups.items():
+        parts = {s: [item_metric(kind, sc[s], langs) for kind, sc in per_task] for s in seeds}
+        out[name] = {s: p[0] if len(tasks) == 1 else Combined(p, w) for s, p in parts.items()}
+    return out
+
+
+def gap_curve(task: str | Sequence[str], a: Path, b: Path, steps: Sequence[int], groups: dict[str, list[str] | None],
+              replicates: int = 1000, weights: Sequence[float] | None = None) -> list[GapPoint]:
+    """B - A at every step and group; ``task``: one task id, or several with ``weights`` (:func:`metrics_at`)."""
+    tasks = [task] if isinstance(task, str) else list(task)
     points = []
     for step in steps:
-        scores_a, scores_b = scores_at(a, task, step), scores_at(b, task, step)
-        for name, langs in groups.items():
-            ma: dict[int, ItemMetric] = {s: item_metric(kind, sc, langs) for s, sc in scores_a.items()}
-            mb: dict[int, ItemMetric] = {s: item_metric(kind, sc, langs) for s, sc in scores_b.items()}
+        at_a, at_b = metrics_at(a, tasks, weights, step, groups), metrics_at(b, tasks, weights, step, groups)
+        for name in groups:
+            ma, mb = at_a[name], at_b[name]
             d = paired_difference(ma, mb, replicates=replicates)
             shared = sorted(ma.keys() & mb.keys())
             va, vb = [ma[s].value() for s in shared], [mb[s].value() for s in shared]
@@ -138,7 +161,10 @@ def figure(points: list[GapPoint], task: str, label_a: str, label_b: str, out: P
 
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--task", required=True, help="a registered task id (the snapshot JSONs' file name)")
+    ap.add_argument("--task", action="append", required=True,
+                    help="a registered task id (the snapshot JSONs' file name); several: their weighted mean")
+    ap.add_argument("--weight", type=float, action="append", help="one per --task, in order (default: equal)")
+    ap.add_argument("--metric", help="the metric's name in the table (default: the task id, or the ids joined)")
     ap.add_argument("--a", required=True, help="LABEL=folder of the baseline's seed<N>/step<S>/ evaluations")
     ap.add_argument("--b", required=True, help="LABEL=folder of the compared method's")
     ap.add_argument("--steps", type=int, nargs="+", required=True)
@@ -151,13 +177,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     (label_a, dir_a), (label_b, dir_b) = (s.split("=", 1) for s in (args.a, args.b))
     groups = resolve_groups(args.group or ["all"], load_manifest(args.manifest) if args.manifest else None)
-    points = gap_curve(args.task, Path(dir_a), Path(dir_b), args.steps, groups, args.replicates)
+    points = gap_curve(args.task, Path(dir_a), Path(dir_b), args.steps, groups, args.replicates, args.weight)
+    metric = args.metric or " + ".join(args.task)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_table(table(points, args.task, label_a, label_b, out.name, args.note), out.parent)
-    write_json(out.with_suffix(".json"), {"task": args.task, "a": label_a, "b": label_b,
-                                          "groups": groups, "points": [asdict(p) for p in points]})
-    figure(points, args.task, label_a, label_b, out)
+    write_table(table(points, metric, label_a, label_b, out.name, args.note), out.parent)
+    write_json(out.with_suffix(".json"), {"task": metric, "tasks": args.task, "weights": args.weight, "a": label_a,
+                                          "b": label_b, "groups": groups, "points": [asdict(p) for p in points]})
+    figure(points, metric, label_a, label_b, out)
 
 
 if __name__ == "__main__":

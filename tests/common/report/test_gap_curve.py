@@ -32,6 +32,29 @@ def test_the_difference_is_worked_out_by_hand_on_each_group(runs):
     assert all(p.lo <= p.diff <= p.hi for p in points)
 
 
+def _retrieval(path, outcomes):
+    task = "question-retrieval@nq"
+    write_result(path / f"{task}.json", task=task, split="test", languages=["en"],
+                 scores={"main_score": 0.0, "items": {"en": outcomes}}, model={"name": "m"}, scale="smoke", seed=1,
+                 config={}, data_files=[], evaluation_time=0.0)
+
+
+def test_several_tasks_make_their_weighted_mean_worked_out_by_hand(runs):
+    """Tatoeba (A 18.75, B 37.5, above) weighted 1/4 and NQ (A '1000' = 25, B '1110' = 75) weighted 3/4:
+    A = 4.6875 + 18.75 = 23.4375, B = 9.375 + 56.25 = 65.625, B - A = 42.1875."""
+    _retrieval(runs / "a/seed1/step10", "1000")
+    _retrieval(runs / "b/seed1/step10", "1110")
+    tasks = [TASK, "question-retrieval@nq"]
+    (p,) = gap_curve.gap_curve(tasks, runs / "a", runs / "b", [10], {"all": None}, replicates=50,
+                               weights=[0.25, 0.75])
+    assert (p.a, p.b, p.diff) == pytest.approx((23.4375, 65.625, 42.1875))
+    assert p.lo <= p.diff <= p.hi
+    (equal,) = gap_curve.gap_curve(tasks, runs / "a", runs / "b", [10], {"all": None}, replicates=50)
+    assert equal.diff == pytest.approx((18.75 + 50.0) / 2)
+    with pytest.raises(ValueError, match="1 weights for 2 tasks"):
+        gap_curve.gap_curve(tasks, runs / "a", runs / "b", [10], {"all": None}, weights=[1.0])
+
+
 def test_the_cli_writes_the_table_the_json_and_the_figure(runs):
     out = runs / "out/gap"
     gap_curve.main(["--task", TASK, "--a", f"TR={runs / 'a'}", "--b", f"DAP={runs / 'b'}", "--steps", "10",
