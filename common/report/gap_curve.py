@@ -17,10 +17,10 @@ writes ``<out>.md``, ``.csv`` and ``.tex`` (a table: step, group, A, B, B - A, e
 and ``<out>.png``/``.pdf`` (B - A against steps, a panel per group, the interval as a band).
 
 Several ``--task`` make one metric, their weighted mean on the same resamples of every task's items
-(:class:`common.report.claims.Combined`, as VMSST's Score; ``--weight`` per task, equal when left out;
-``--metric`` names it in the table)::
+(:class:`common.report.claims.Combined`, as VMSST's Score; ``--weight`` per task, a number or a fraction, equal when
+left out; ``--metric`` names it in the table)::
 
-    python -m common.report.gap_curve --task sts-en@years-pearson --task sts17@pearson ... --weight 0.1667 ... \
+    python -m common.report.gap_curve --task sts-en@years-pearson --weight 1/6 --task sts17@pearson --weight 1/6 ... \\
         --metric Score --a BiTranslation=gap/bitranslation --b VMSST=gap/vmsst --steps 500 1000 --out ...
 """
 from __future__ import annotations
@@ -29,6 +29,7 @@ import argparse
 import logging
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -93,19 +94,16 @@ def resolve_groups(specs: Sequence[str], manifest: dict[str, Any] | None) -> dic
     return groups
 
 
-def metrics_at(root: Path, tasks: Sequence[str], weights: Sequence[float] | None, step: int,
+def metrics_at(root: Path, tasks: Sequence[str], weights: Sequence[float], step: int,
                groups: dict[str, list[str] | None]) -> dict[str, dict[int, ItemMetric]]:
     """Group -> seed id -> the metric at ``step``: the one task's, or the ``weights``-weighted mean of the tasks'
-    (equal weights when None) on the same resample of every task's items."""
-    if weights is not None and len(weights) != len(tasks):
-        raise ValueError(f"{len(weights)} weights for {len(tasks)} tasks ({', '.join(tasks)})")
-    w = list(weights) if weights is not None else [1 / len(tasks)] * len(tasks)
+    on the same resample of every task's items."""
     per_task = [(get_task(t).type, scores_at(root, t, step)) for t in tasks]
     seeds = sorted(set.intersection(*(set(sc) for _, sc in per_task)))
     out: dict[str, dict[int, ItemMetric]] = {}
     for name, langs in groups.items():
         parts = {s: [item_metric(kind, sc[s], langs) for kind, sc in per_task] for s in seeds}
-        out[name] = {s: p[0] if len(tasks) == 1 else Combined(p, w) for s, p in parts.items()}
+        out[name] = {s: p[0] if len(tasks) == 1 else Combined(p, weights) for s, p in parts.items()}
     return out
 
 
@@ -113,9 +111,12 @@ def gap_curve(task: str | Sequence[str], a: Path, b: Path, steps: Sequence[int],
               replicates: int = 1000, weights: Sequence[float] | None = None) -> list[GapPoint]:
     """B - A at every step and group; ``task``: one task id, or several with ``weights`` (:func:`metrics_at`)."""
     tasks = [task] if isinstance(task, str) else list(task)
+    if weights is not None and len(weights) != len(tasks):
+        raise ValueError(f"{len(weights)} weights for {len(tasks)} tasks ({', '.join(tasks)})")
+    w = list(weights) if weights is not None else [1 / len(tasks)] * len(tasks)
     points = []
     for step in steps:
-        at_a, at_b = metrics_at(a, tasks, weights, step, groups), metrics_at(b, tasks, weights, step, groups)
+        at_a, at_b = metrics_at(a, tasks, w, step, groups), metrics_at(b, tasks, w, step, groups)
         for name in groups:
             ma, mb = at_a[name], at_b[name]
             d = paired_difference(ma, mb, replicates=replicates)
@@ -163,7 +164,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--task", action="append", required=True,
                     help="a registered task id (the snapshot JSONs' file name); several: their weighted mean")
-    ap.add_argument("--weight", type=float, action="append", help="one per --task, in order (default: equal)")
+    ap.add_argument("--weight", type=lambda x: float(Fraction(x)), action="append",
+                    help="one per --task, in order, a number or a fraction such as 1/6 (default: equal)")
     ap.add_argument("--metric", help="the metric's name in the table (default: the task id, or the ids joined)")
     ap.add_argument("--a", required=True, help="LABEL=folder of the baseline's seed<N>/step<S>/ evaluations")
     ap.add_argument("--b", required=True, help="LABEL=folder of the compared method's")

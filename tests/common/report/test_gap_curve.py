@@ -53,6 +53,13 @@ def test_several_tasks_make_their_weighted_mean_worked_out_by_hand(runs):
     assert equal.diff == pytest.approx((18.75 + 50.0) / 2)
     with pytest.raises(ValueError, match="1 weights for 2 tasks"):
         gap_curve.gap_curve(tasks, runs / "a", runs / "b", [10], {"all": None}, weights=[1.0])
+    out = runs / "out/score"  # the command line takes the weights as fractions
+    gap_curve.main(["--task", TASK, "--weight", "1/4", "--task", "question-retrieval@nq", "--weight", "3/4",
+                    "--metric", "Score", "--a", f"A={runs / 'a'}", "--b", f"B={runs / 'b'}", "--steps", "10",
+                    "--replicates", "50", "--out", str(out)])
+    saved = json.loads(out.with_suffix(".json").read_text())
+    assert (saved["task"], saved["weights"]) == ("Score", [0.25, 0.75])
+    assert saved["points"][0]["diff"] == pytest.approx(42.1875)
 
 
 def test_the_cli_writes_the_table_the_json_and_the_figure(runs):
