@@ -18,9 +18,11 @@ Scores are cosine similarities of the embeddings, as for every STS task here.
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from common.data import loaders
 from common.data.sts_benchmark import english_sts
@@ -38,22 +40,34 @@ def years_of(datasets: dict[str, list[loaders.StsPairs]]) -> dict[str, list[load
     return years or datasets
 
 
-@register_task_type("sts-en-years")
-def run_sts_years(task: Task, ctx: EvalContext) -> TaskResult:
-    datasets, files = english_sts(ctx.manifest)
+PairScorer = Callable[[loaders.StsPairs], NDArray[Any]]  # a dataset -> one score per sentence pair
+
+
+def years_scores(datasets: dict[str, list[loaders.StsPairs]], score: PairScorer) -> dict[str, Any]:
+    """Both protocols of the module docstring on the STS12-16 years of ``datasets``, each pair scored by ``score``
+    (the task's cosine of embeddings; any scorer, e.g. :mod:`common.eval.lexical`'s token cosine): per year its
+    datasets' correlations, their mean Pearson and the Spearman of their concatenation; ``average`` over the years;
+    ``items`` the per-pair scores and gold scores."""
     per_year: dict[str, dict[str, Any]] = {}
     items: dict[str, dict[str, dict[str, list[float]]]] = {}
     for year, subsets in years_of(datasets).items():
-        preds = {s.name: sts.cosine_scores(s, lambda x: ctx.encode(x, "en")) for s in subsets}
+        preds = {s.name: score(s) for s in subsets}
         golds = {s.name: np.asarray(s.scores, dtype=float) for s in subsets}
         per = {n: sts.correlations(preds[n], golds[n]) for n in preds}
         concat = sts.correlations(np.concatenate(list(preds.values())), np.concatenate(list(golds.values())))
         per_year[year] = {"datasets": per, "mean_pearson": statistics.fmean(c["pearson"] for c in per.values()),
                           "concat_spearman": concat["spearman"]}
         items[year] = {n: {"pred": sts.stored(preds[n]), "gold": golds[n].tolist()} for n in preds}
-    key = {"pearson": "mean_pearson", "concat-spearman": "concat_spearman"}[task.params["protocol"]]
     average = {k: statistics.fmean(y[k] for y in per_year.values()) for k in ("mean_pearson", "concat_spearman")}
-    scores: dict[str, Any] = {"years": per_year, "items": items, "average": average, "main_score": average[key]}
+    return {"years": per_year, "items": items, "average": average}
+
+
+@register_task_type("sts-en-years")
+def run_sts_years(task: Task, ctx: EvalContext) -> TaskResult:
+    datasets, files = english_sts(ctx.manifest)
+    scores = years_scores(datasets, lambda s: sts.cosine_scores(s, lambda x: ctx.encode(x, "en")))
+    key = {"pearson": "mean_pearson", "concat-spearman": "concat_spearman"}[task.params["protocol"]]
+    scores["main_score"] = scores["average"][key]
     return TaskResult(scores, ["en"], files)
 
 

@@ -1,0 +1,101 @@
+"""What word overlap alone scores on English STS, beside saved models (VMSST's "Eng." column, sts-en@years-pearson).
+
+Scores the STS12-16 years of a corpus manifest three ways under the same protocol (each year the mean Pearson of its
+datasets, then the mean over the years: :func:`common.eval.sts_tasks.years_scores`):
+
+* the SemEval token-cosine baseline (:mod:`common.eval.lexical`: binary white-space tokens, cosine);
+* the same cosine over the pieces of the first model's tokenizer (``--max-length`` pieces, as the encoder sees them);
+* each ``--model``: the cosine of its embeddings, as the task computes it.
+
+For each model it also gives how far its cosines follow the pieces' token cosine: the Pearson r between the two over
+each dataset's pairs, averaged over the datasets. Writes ``<out>.md``, ``.csv``, ``.tex`` and prints the table::
+
+    python scripts/lexical_sts.py --corpus results/mini/vmsst/corpus/manifest.json \\
+        --model "2 layers, step 0, seed 1=results/mini/vmsst/models/l2/init/seed1/model" \\
+        --precision bf16 --out figures/vmsst/calibration/lexical_sts
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import statistics
+from pathlib import Path
+
+import numpy as np
+import torch
+from scipy.stats import pearsonr
+
+from common.data.manifest import load_manifest
+from common.data.sts_benchmark import english_sts
+from common.eval import sts
+from common.eval.lexical import piece_tokens, token_cosine, whitespace_tokens
+from common.eval.sts_tasks import years_of, years_scores
+from common.models.embedder import load_embedder
+from common.models.tokenizer import load_tokenizer
+from common.report.tables import Table, to_markdown, write_table
+
+log = logging.getLogger("lexical_sts")
+
+
+def labelled(spec: str) -> tuple[str, Path]:
+    """``LABEL=PATH`` or a bare path (labelled by itself)."""
+    label, _, path = spec.rpartition("=")
+    return (label or path), Path(path)
+
+
+def agreement(datasets: dict, a, b) -> float:
+    """Mean over the datasets of the Pearson r x 100 between two pair scorers."""
+    return 100 * statistics.fmean(float(pearsonr(a(s), b(s)).statistic)
+                                  for subsets in years_of(datasets).values() for s in subsets)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--corpus", required=True, help="corpus manifest.json (its English STS sets)")
+    p.add_argument("--model", action="append", required=True, help="LABEL=MODEL_DIR, a saved model (repeatable)")
+    p.add_argument("--max-length", type=int, default=None, help="pieces per sentence (default: the first model's)")
+    p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32", help="the models' encoding precision")
+    p.add_argument("--out", required=True, help="output path without suffix")
+    a = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    torch.set_num_threads(1)
+    datasets, _ = english_sts(load_manifest(a.corpus))
+    models = [labelled(m) for m in a.model]
+    embedders = {label: load_embedder(path, batch_size=256, precision=a.precision) for label, path in models}
+    first = embedders[models[0][0]]
+    pieces_of = piece_tokens(load_tokenizer(models[0][1]), a.max_length or first.max_length)
+
+    def overlap(tokens):
+        return lambda s: token_cosine(s.sent1, s.sent2, tokens)
+
+    def cosine(label):
+        return lambda s: sts.cosine_scores(s, lambda x: embedders[label].encode(x, "en"))
+
+    scorers = {"token cosine, white-space tokens (SemEval baseline)": (overlap(whitespace_tokens), None),
+               f"token cosine, the pieces of {models[0][0]}": (overlap(pieces_of), None),
+               **{label: (cosine(label), label) for label, _ in models}}
+    years = list(years_of(datasets))
+    rows = []
+    for name, (score, label) in scorers.items():
+        cached = {}
+
+        def once(s, score=score, cached=cached):  # a model's cosines serve both its Pearson and its agreement
+            if id(s) not in cached:  # by object: years share dataset names (headlines in STS13-16)
+                cached[id(s)] = np.asarray(score(s))
+            return cached[id(s)]
+        out = years_scores(datasets, once)
+        follows = f"{agreement(datasets, once, overlap(pieces_of)):.1f}" if label else "–"
+        rows.append([name, *(f"{out['years'][y]['mean_pearson']:.1f}" for y in years),
+                     f"{out['average']['mean_pearson']:.1f}", follows])
+        log.info("%s: %.2f", name, out["average"]["mean_pearson"])
+    caption = "English STS (STS12-16, each year's mean Pearson x 100): word overlap beside models"
+    table = Table(Path(a.out).name, caption,
+                  ["scorer", *years, "mean of the years", "Pearson with the pieces' token cosine (mean over datasets)"],
+                  rows, notes=[f"Corpus: {a.corpus}; models encoded in {a.precision}, {first.max_length} pieces a "
+                               "sentence. Token cosine: common/eval/lexical.py. Written by scripts/lexical_sts.py."])
+    write_table(table, Path(a.out).parent)
+    print(to_markdown(table))
+
+
+if __name__ == "__main__":
+    main()
