@@ -4,11 +4,12 @@ Scores the STS12-16 years of a corpus manifest three ways under the same protoco
 datasets, then the mean over the years: :func:`common.eval.sts_tasks.years_scores`):
 
 * the SemEval token-cosine baseline (:mod:`common.eval.lexical`: binary white-space tokens, cosine);
-* the same cosine over the pieces of the first model's tokenizer (``--max-length`` pieces, as the encoder sees them);
+* the same cosine over the pieces of the first model's tokenizer, cut where its encoder cuts them;
 * each ``--model``: the cosine of its embeddings, as the task computes it.
 
-For each model it also gives how far its cosines follow the pieces' token cosine: the Pearson r between the two over
-each dataset's pairs, averaged over the datasets. Writes ``<out>.md``, ``.csv``, ``.tex`` and prints the table::
+For each model it also gives how far its cosines follow the first model's token cosine: the Pearson r x 100 between
+the two over each dataset's pairs, averaged over the datasets. The first model must be a one-encoder folder (its
+tokenizer gives the pieces). Writes ``<out>.md``, ``.csv``, ``.tex`` and prints the table::
 
     python scripts/lexical_sts.py --corpus results/mini/vmsst/corpus/manifest.json \\
         --model "2 layers, step 0, seed 1=results/mini/vmsst/models/l2/init/seed1/model" \\
@@ -30,8 +31,7 @@ from common.data.sts_benchmark import english_sts
 from common.eval import sts
 from common.eval.lexical import piece_tokens, token_cosine, whitespace_tokens
 from common.eval.sts_tasks import years_of, years_scores
-from common.models.embedder import load_embedder
-from common.models.tokenizer import load_tokenizer
+from common.models.embedder import SentenceEncoderEmbedder, load_embedder
 from common.report.tables import Table, to_markdown, write_table
 
 log = logging.getLogger("lexical_sts")
@@ -53,7 +53,6 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--corpus", required=True, help="corpus manifest.json (its English STS sets)")
     p.add_argument("--model", action="append", required=True, help="LABEL=MODEL_DIR, a saved model (repeatable)")
-    p.add_argument("--max-length", type=int, default=None, help="pieces per sentence (default: the first model's)")
     p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32", help="the models' encoding precision")
     p.add_argument("--out", required=True, help="output path without suffix")
     a = p.parse_args(argv)
@@ -61,9 +60,14 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     datasets, _ = english_sts(load_manifest(a.corpus))
     models = [labelled(m) for m in a.model]
+    if len({label for label, _ in models}) < len(models):
+        p.error("two --model share a label")
     embedders = {label: load_embedder(path, batch_size=256, precision=a.precision) for label, path in models}
     first = embedders[models[0][0]]
-    pieces_of = piece_tokens(load_tokenizer(models[0][1]), a.max_length or first.max_length)
+    if not isinstance(first, SentenceEncoderEmbedder):
+        p.error(f"the first --model must be a one-encoder folder (its tokenizer gives the pieces): {models[0][1]} is "
+                f"a '{first.kind}'")
+    pieces_of = piece_tokens(first.tokenizer, first.max_length)
 
     def overlap(tokens):
         return lambda s: token_cosine(s.sent1, s.sent2, tokens)
@@ -72,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
         return lambda s: sts.cosine_scores(s, lambda x: embedders[label].encode(x, "en"))
 
     scorers = {"token cosine, white-space tokens (SemEval baseline)": (overlap(whitespace_tokens), None),
-               f"token cosine, the pieces of {models[0][0]}": (overlap(pieces_of), None),
+               f"token cosine, the pieces of the first model's tokenizer ({models[0][0]})": (overlap(pieces_of), None),
                **{label: (cosine(label), label) for label, _ in models}}
     years = list(years_of(datasets))
     rows = []
@@ -90,9 +94,12 @@ def main(argv: list[str] | None = None) -> None:
         log.info("%s: %.2f", name, out["average"]["mean_pearson"])
     caption = "English STS (STS12-16, each year's mean Pearson x 100): word overlap beside models"
     table = Table(Path(a.out).name, caption,
-                  ["scorer", *years, "mean of the years", "Pearson with the pieces' token cosine (mean over datasets)"],
-                  rows, notes=[f"Corpus: {a.corpus}; models encoded in {a.precision}, {first.max_length} pieces a "
-                               "sentence. Token cosine: common/eval/lexical.py. Written by scripts/lexical_sts.py."])
+                  ["scorer", *years, "mean of the years", "Pearson with the first model's token cosine"],
+                  rows, notes=[f"Corpus: {a.corpus}; models encoded in {a.precision}, at most {first.max_length} "
+                               "tokens a sentence, special tokens included (the pieces' token cosine reads the same "
+                               "pieces). The last column: Pearson r x 100 between a model's cosines and the token "
+                               "cosine over the first model's pieces, the mean over the datasets. Token cosine: "
+                               "common/eval/lexical.py. Written by scripts/lexical_sts.py."])
     write_table(table, Path(a.out).parent)
     print(to_markdown(table))
 

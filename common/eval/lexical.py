@@ -26,10 +26,14 @@ def whitespace_tokens(sentence: str) -> set[str]:
 
 
 def piece_tokens(tokenizer: PreTrainedTokenizerBase, max_length: int) -> Tokens:
-    """A tokenizer's piece ids of a sentence, no special tokens, cut at ``max_length`` pieces as an encoder is."""
+    """A tokenizer's piece ids of a sentence as an encoder cut at ``max_length`` reads them
+    (:func:`common.models.encoder.encode_sentences`: the length counts the special tokens), the special tokens
+    left out."""
+    content = max_length - tokenizer.num_special_tokens_to_add(pair=False)
+
     def tokens(sentence: str) -> set[int]:
         ids: list[int] = tokenizer(sentence, add_special_tokens=False, truncation=True,
-                                   max_length=max_length)["input_ids"]
+                                   max_length=content)["input_ids"]
         return set(ids)
     return tokens
 
