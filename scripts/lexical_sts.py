@@ -43,6 +43,18 @@ def labelled(spec: str) -> tuple[str, Path]:
     return (label or path), Path(path)
 
 
+def cached(score):
+    """A pair scorer that scores each dataset once (keyed by the object: years share dataset names, e.g. headlines
+    in STS13-16), so a scorer serves both its own Pearson and the agreement column."""
+    memo = {}
+
+    def once(s):
+        if id(s) not in memo:
+            memo[id(s)] = np.asarray(score(s))
+        return memo[id(s)]
+    return once
+
+
 def agreement(datasets: dict, a, b) -> float:
     """Mean over the datasets of the Pearson r x 100 between two pair scorers."""
     return 100 * statistics.fmean(float(pearsonr(a(s), b(s)).statistic)
@@ -75,20 +87,15 @@ def main(argv: list[str] | None = None) -> None:
     def cosine(label):
         return lambda s: sts.cosine_scores(s, lambda x: embedders[label].encode(x, "en"))
 
-    scorers = {"token cosine, white-space tokens (SemEval baseline)": (overlap(whitespace_tokens), None),
-               f"token cosine, the pieces of the first model's tokenizer ({models[0][0]})": (overlap(pieces_of), None),
-               **{label: (cosine(label), label) for label, _ in models}}
+    pieces = cached(overlap(pieces_of))
+    scorers = {"token cosine, white-space tokens (SemEval baseline)": (cached(overlap(whitespace_tokens)), False),
+               f"token cosine, the pieces of the first model's tokenizer ({models[0][0]})": (pieces, False),
+               **{label: (cached(cosine(label)), True) for label, _ in models}}
     years = list(years_of(datasets))
     rows = []
-    for name, (score, label) in scorers.items():
-        cached = {}
-
-        def once(s, score=score, cached=cached):  # a model's cosines serve both its Pearson and its agreement
-            if id(s) not in cached:  # by object: years share dataset names (headlines in STS13-16)
-                cached[id(s)] = np.asarray(score(s))
-            return cached[id(s)]
-        out = years_scores(datasets, once)
-        follows = f"{agreement(datasets, once, overlap(pieces_of)):.1f}" if label else "–"
+    for name, (score, is_model) in scorers.items():
+        out = years_scores(datasets, score)
+        follows = f"{agreement(datasets, score, pieces):.1f}" if is_model else "–"
         rows.append([name, *(f"{out['years'][y]['mean_pearson']:.1f}" for y in years),
                      f"{out['average']['mean_pearson']:.1f}", follows])
         log.info("%s: %.2f", name, out["average"]["mean_pearson"])
