@@ -13,7 +13,7 @@ tokenizer gives the pieces). Writes ``<out>.md``, ``.csv``, ``.tex`` and prints 
 
     python scripts/lexical_sts.py --corpus results/mini/vmsst/corpus/manifest.json \\
         --model "2 layers, step 0, seed 1=results/mini/vmsst/models/l2/init/seed1/model" \\
-        --precision bf16 --out figures/vmsst/calibration/lexical_sts
+        --precision bf16 --note "<the paper's Table 1, Eng.>" --out figures/vmsst/calibration/lexical_sts
 """
 from __future__ import annotations
 
@@ -66,6 +66,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--corpus", required=True, help="corpus manifest.json (its English STS sets)")
     p.add_argument("--model", action="append", required=True, help="LABEL=MODEL_DIR, a saved model (repeatable)")
     p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32", help="the models' encoding precision")
+    p.add_argument("--note", action="append", default=[], help="a note under the table: the paper's number")
     p.add_argument("--out", required=True, help="output path without suffix")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None) -> None:
                                "tokens a sentence, special tokens included (the pieces' token cosine reads the same "
                                "pieces). The last column: Pearson r x 100 between a model's cosines and the token "
                                "cosine over the first model's pieces, the mean over the datasets. Token cosine: "
-                               "common/eval/lexical.py. Written by scripts/lexical_sts.py."])
+                               "common/eval/lexical.py. Written by scripts/lexical_sts.py.", *a.note])
     write_table(table, Path(a.out).parent)
     print(to_markdown(table))
 
