@@ -22,10 +22,10 @@ from common.data import download as dl
 from common.data import loaders
 from common.data.bucc_mini import unique_pairs
 from common.data.cleaning import PairCleaner
-from common.data.corpora import register_corpus
+from common.data.corpora import reads_in_place, register_corpus
 from common.data.corpus_parts import BUCC_SPLITS, bucc2018, bucc_sentences, reservoir_sample, write_train
 from common.data.leakage import LeakageFilter
-from common.data.sts_benchmark import english_sts
+from common.data.sts_benchmark import english_sts, senteval7_paths
 from common.io import write_lines
 
 
@@ -39,6 +39,12 @@ def _corpus_pairs(d: dl.Downloader, out: Path, c: dict[str, Any], cleaner: PairC
         raise FileNotFoundError(f"{c['name']}: {c.get('note', 'not downloadable')}; "
                                 f"place the line-aligned files at {zh} and {en}")
     return cleaner.clean(loaders.iter_parallel(zh, en), c["name"])
+
+
+@reads_in_place("paper_enzh")
+def in_place(data_root: Path) -> list[Path]:
+    """The English STS sets, read in place (the evaluation and the leakage rule)."""
+    return senteval7_paths(data_root / "sts")
 
 
 @register_corpus("paper_enzh")

@@ -24,7 +24,7 @@ from typing import Any
 from common.data import download as dl
 from common.data import loaders
 from common.data.cleaning import PairCleaner
-from common.data.corpora import register_corpus
+from common.data.corpora import reads_in_place, register_corpus
 from common.data.corpus_parts import (
     BUCC_SPLITS,
     STS17_EXCLUDED,
@@ -36,7 +36,7 @@ from common.data.corpus_parts import (
 )
 from common.data.leakage import LeakageFilter
 from common.data.questions import read_questions
-from common.data.sts_benchmark import english_sts
+from common.data.sts_benchmark import english_sts, senteval7_paths
 
 # OPUS code -> Tatoeba v1 (ISO 639-3) code of the Table 15 languages that Tatoeba v1 has
 TATOEBA_CODE = dict(pair.split(":") for pair in (
@@ -52,6 +52,12 @@ PIVOT_CODE = {"en": "", "es": "-spa"}
 def _pairs(d: dl.Downloader, corpora: list[list[str]], lang: str, pivot: str, skipped: list[str],
            cleaner: PairCleaner) -> Iterator[tuple[str, str, str]]:
     yield from ((pivot, a, b) for a, b in dl.opus_pairs(d, corpora, lang, pivot, skipped, cleaner))
+
+
+@reads_in_place("paper_vmsst")
+def in_place(data_root: Path) -> list[Path]:
+    """The English STS sets and STS17's scored tracks (input and gold), read in place."""
+    return senteval7_paths(data_root / "sts") + [Path(s[f]) for s in sts17_sets(data_root) for f in ("input", "gold")]
 
 
 @register_corpus("paper_vmsst")

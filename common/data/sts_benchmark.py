@@ -18,6 +18,13 @@ from common.data import loaders
 SENTEVAL_7 = ("STS12", "STS13", "STS14", "STS15", "STS16", "STS-B", "SICK-R")
 
 
+def senteval7_paths(root: Path) -> list[Path]:
+    """What :func:`english_sts` reads under ``root`` (``<data_root>/sts``): the five STS12-16 year folders, STS-B's
+    test split and SICK's test file."""
+    return [*(root / "sts12-16" / f"{year}-en-test" for year in SENTEVAL_7[:5]),
+            root / "stsbenchmark" / "sts-test.csv", root / "sick" / "SICK_test_annotated.txt"]
+
+
 def english_sts(manifest: dict[str, Any]) -> tuple[dict[str, list[loaders.StsPairs]], list[Path]]:
     """dataset name -> its subsets, and every file read."""
     root = Path(manifest["sts_dir"])
@@ -26,8 +33,8 @@ def english_sts(manifest: dict[str, Any]) -> tuple[dict[str, list[loaders.StsPai
         return {"synthetic en-en": [loaders.read_sts_senteval(inp, gold, "en-en")]}, [inp, gold]
     out: dict[str, list[loaders.StsPairs]] = {}
     files: list[Path] = []
-    for year in SENTEVAL_7[:5]:
-        folder = root / "sts12-16" / f"{year}-en-test"
+    *years, stsb, sick = senteval7_paths(root)
+    for year, folder in zip(SENTEVAL_7, years):
         subsets = []
         for inp in sorted(folder.glob("STS.input.*.txt")):
             name = inp.name[len("STS.input."):-len(".txt")]
@@ -37,7 +44,6 @@ def english_sts(manifest: dict[str, Any]) -> tuple[dict[str, list[loaders.StsPai
         if not subsets:
             raise FileNotFoundError(f"{folder}: no STS.input.*.txt files")
         out[year] = subsets
-    stsb, sick = root / "stsbenchmark" / "sts-test.csv", root / "sick" / "SICK_test_annotated.txt"
     out["STS-B"] = [loaders.read_stsb(stsb)]
     out["SICK-R"] = [loaders.read_sick(sick)]
     return out, files + [stsb, sick]

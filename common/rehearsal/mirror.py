@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from common.config import LEADERBOARD, load_config, papers
+from common.data import corpora
 from common.data import download as dl
 from common.io import write_json
 from common.rehearsal import phrasebook as pb
@@ -88,6 +89,10 @@ class Mirror:
         self.pins: dict[str, str] = {}
         self.faults: dict[str, str] = {}
 
+    def from_data_root(self, relative: Path) -> bytes:
+        """A real file of ``data_root`` that the mirror serves as it is."""
+        return (self.data_root / relative).read_bytes()
+
     def put(self, res: dl.Resource, data: bytes | str) -> None:
         """Serve ``data`` at ``res``'s URL and pin it under ``res``'s name."""
         raw = data.encode() if isinstance(data, str) else data
@@ -128,7 +133,7 @@ def tatoeba(m: Mirror, pin_file: str, languages: list[str] | None = None) -> Non
     """The real LASER Tatoeba v1 files from ``data_root`` (their pinned digests hold)."""
     for lang, sha in dl.tatoeba_pins(pin_file, languages).items():
         for res in dl.tatoeba(lang, sha["src"], sha["eng"]):
-            m.put(res, (m.data_root / "tatoeba_v1" / Path(res.name).name).read_bytes())
+            m.put(res, m.from_data_root(Path("tatoeba_v1") / Path(res.name).name))
 
 
 def bucc(m: Mirror, langs: list[str]) -> None:
@@ -437,12 +442,33 @@ class Listing(Mirror):
         super().__init__(Path("/nonexistent"), data_root)
         self.resources: dict[str, dl.Resource] = {}
         self.manual_files: dict[str, list[str]] = defaultdict(list)
+        self.data_root_files: list[Path] = []  # what a mirror would serve from data_root
+
+    def from_data_root(self, relative: Path) -> bytes:
+        self.data_root_files.append(self.data_root / relative)
+        return b""
 
     def put(self, res: dl.Resource, data: bytes | str) -> None:
         self.resources[res.name] = res
 
     def manual(self, experiment: str, relative: str, data: bytes | str) -> None:
         self.manual_files[experiment].append(relative)
+
+
+def data_root_paths(experiment: str, scale: str, data_root: Path) -> list[Path]:
+    """The folders and files that ``experiment``'s jobs at ``scale`` read from ``data_root``: those its corpus kind
+    reads in place (:func:`common.data.corpora.in_place`: the English STS and STS17 sets), and at rehearsal scale
+    the real files the mirror serves from there (Tatoeba v1, which the paper scale downloads)."""
+    listing = Listing(data_root)
+    populate(listing, (experiment,), scale)
+    kind = load_config(experiment, scale)["corpus"]["kind"]
+    served = listing.data_root_files if scale == "rehearsal" else []
+    return list(dict.fromkeys([*corpora.in_place(kind, Path(data_root)), *served]))
+
+
+def absent(paths: Iterable[Path]) -> list[Path]:
+    """Those of ``paths`` that are missing, or are empty folders."""
+    return [p for p in paths if not p.exists() or (p.is_dir() and not any(p.iterdir()))]
 
 
 def build(out: Path, data_root: Path, experiments: Iterable[str] = EXPERIMENTS) -> Mirror:

@@ -9,6 +9,9 @@ Checks, each printed with what is missing, and written to ``<results>/<scale>/<e
   enumerated by the rehearsal mirror's builder, :func:`common.rehearsal.mirror.populate`) answers a ``HEAD``
   (through ``download_base_url`` when set); the files placed by hand (CWMT, WIT3, WikiANN) are in
   ``<corpus>/manual/``;
+* **data root**: the evaluation sets that a corpus prep reads in place from ``data_root`` (MoCo-BERT's and VMSST's
+  English STS, VMSST's STS17), and at rehearsal scale the real files its mirror serves from there (Tatoeba v1):
+  :func:`common.rehearsal.mirror.data_root_paths`;
 * **imports**: every module the experiment's jobs run, and the tokenizer and launcher dependencies;
 * **GPUs**: some node has the GPUs a training job asks for (``sinfo``'s GRES; without Slurm, this machine's
   ``torch.cuda.device_count()``); ``--gpu-kind`` (e.g. ``a100``) must appear in that GRES or device name;
@@ -113,6 +116,16 @@ def downloads(experiment: str, scale: str, data_root: Path, base_url: str | None
             total, largest_weights)
 
 
+def data_root_files(experiment: str, scale: str, root: Path) -> Finding:
+    """The folders and files ``experiment``'s jobs at ``scale`` read from ``root`` are there."""
+    from common.rehearsal.mirror import absent, data_root_paths
+
+    paths = data_root_paths(experiment, scale, root)
+    missing = [str(p) for p in absent(paths)]
+    return Finding("data root", not missing, f"{len(paths) - len(missing)} of {len(paths)} present under {root}",
+                   missing)
+
+
 def imports(experiment: str) -> Finding:
     modules = requirements.modules(experiment)
     missing = requirements.missing(modules)
@@ -197,8 +210,9 @@ def run(experiment: str, scale: str, data_root: Path, results_root: Path, cache_
     found_downloads, found_manual, total, weight_bytes = downloads(experiment, scale, data_root, base_url, manual_dir)
     nodes = cluster_nodes() or [local_node()]
     runs = runs if runs is not None else count_runs(experiment, cfg)
-    found = [found_downloads, found_manual, imports(experiment), gpus(cfg, nodes, gpu_kind, scale != "paper"),
-             memory(cfg, nodes), disk(cfg, runs, total, weight_bytes, [results_root, cache_root])]
+    found = [found_downloads, found_manual, data_root_files(experiment, scale, data_root), imports(experiment),
+             gpus(cfg, nodes, gpu_kind, scale != "paper"), memory(cfg, nodes),
+             disk(cfg, runs, total, weight_bytes, [results_root, cache_root])]
     return found + ([census_fit(census_jobs(experiment), gpu_kind)] if scale == "paper" else [])
 
 

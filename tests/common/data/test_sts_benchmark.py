@@ -1,5 +1,5 @@
 """The seven English STS datasets have SentEval's subsets and pair counts."""
-from common.data.sts_benchmark import SENTEVAL_7, english_sts
+from common.data.sts_benchmark import SENTEVAL_7, english_sts, senteval7_paths
 
 
 def test_senteval_seven_datasets(data_root):
@@ -18,3 +18,13 @@ def test_synthetic_stand_in(tmp_path):
     (tmp_path / "STS.gs.en-en.txt").write_text("1.0\n4.0\n")
     datasets, _ = english_sts({"sts_dir": str(tmp_path), "sts_kind": "synthetic"})
     assert list(datasets) == ["synthetic en-en"] and datasets["synthetic en-en"][0].scores == [1.0, 4.0]
+
+
+def test_every_file_read_lies_under_the_declared_paths(data_root):
+    """senteval7_paths is what the preflight looks for: english_sts reads nothing outside it."""
+    root = data_root / "sts"
+    declared = senteval7_paths(root)
+    _, files = english_sts({"sts_dir": str(root)})
+    assert len(declared) == 7 and all(p.exists() for p in declared)
+    assert all(any(f == p or p in f.parents for p in declared) for f in files)
+    assert {p for p in declared if any(f == p or p in f.parents for f in files)} == set(declared)

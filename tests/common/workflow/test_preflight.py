@@ -69,7 +69,7 @@ def test_preflight_against_the_rehearsal_mirror(tmp_path):
     assert report["findings"][1]["summary"].startswith("6 of 6 present")
     report = json.loads((tmp_path / "results" / "rehearsal" / "dap" / "preflight.json").read_text())
     assert report["ok"] and [f["check"] for f in report["findings"]] == [
-        "downloads", "files placed by hand", "imports", "GPUs", "memory", "disk"]
+        "downloads", "files placed by hand", "data root", "imports", "GPUs", "memory", "disk"]
     gone = next((mirror / "www" / "dl.fbaipublicfiles.com").rglob("XNLI-1.0.zip"))
     gone.unlink()
     assert pf.main(["--experiment", "dap", *args]) == 1
@@ -77,3 +77,25 @@ def test_preflight_against_the_rehearsal_mirror(tmp_path):
     downloads = report["findings"][0]
     assert not downloads["ok"] and len(downloads["missing"]) == 1
     assert "XNLI-1.0.zip (HTTP 404)" in downloads["missing"][0]
+
+
+def test_data_root_finding_names_what_is_read_in_place(tmp_path):
+    """At paper scale only what a corpus prep reads in place counts (Tatoeba is downloaded, and the listing of the
+    downloads no longer reads its bytes from the data root); at rehearsal scale the mirror's Tatoeba files too."""
+    empty = tmp_path / "empty"
+    (empty / "sts" / "sts12-16" / "STS12-en-test").mkdir(parents=True)  # an empty folder counts as missing
+    assert pf.data_root_files("dap", "paper", empty).ok  # DAP reads nothing in place
+    vmsst = pf.data_root_files("vmsst", "paper", empty)
+    assert not vmsst.ok and vmsst.summary == f"0 of 15 present under {empty}"
+    assert str(empty / "sts" / "sts12-16" / "STS12-en-test") in vmsst.missing
+    assert str(empty / "sts" / "sts17" / "STS2017.gs" / "STS.gs.track1.ar-ar.txt") in vmsst.missing
+    dap = pf.data_root_files("dap", "rehearsal", empty)
+    assert sorted(dap.missing) == sorted(str(empty / "tatoeba_v1" / f"tatoeba.{xx}-eng.{s}")
+                                         for xx in ("deu", "fra") for s in (xx, "eng"))
+
+
+@needs_data
+def test_data_root_finding_passes_on_the_shared_data():
+    for experiment in ("dap", "hictl", "moco", "vmsst"):
+        for scale in ("paper", "rehearsal"):
+            assert pf.data_root_files(experiment, scale, DATA_ROOT).ok, (experiment, scale)
