@@ -7,14 +7,16 @@ A builder writes a corpus under ``out`` and returns its manifest; it is called a
 training bitext through ``cleaner``, a :class:`common.data.cleaning.PairCleaner`).
 
 A kind that reads files in place from ``data_root`` (public evaluation sets that no pinned URL serves) also
-registers, with :func:`reads_in_place`, a function of ``data_root`` listing them; :func:`in_place` is what the
-preflight and the GPU acceptance look for before anything runs.
+registers, with :func:`reads_in_place`, a function of ``data_root`` listing them (a glob pattern for a folder
+whose matching files are read); :func:`in_place` is what the preflight and the GPU acceptance look for, with
+:func:`absent`, before anything runs.
 """
 from __future__ import annotations
 
+import glob
 import importlib
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -52,3 +54,9 @@ def in_place(kind: str, data_root: Path) -> list[Path]:
     that downloads everything it reads)."""
     builder(kind)  # an unknown kind is an error here too
     return IN_PLACE[kind](Path(data_root)) if kind in IN_PLACE else []
+
+
+def absent(paths: Iterable[Path]) -> list[Path]:
+    """Those of ``paths`` that are missing; a path whose name is a glob pattern (``STS.input.*.txt``) is missing
+    when nothing in its folder matches."""
+    return [p for p in paths if not (any(p.parent.glob(p.name)) if glob.has_magic(p.name) else p.exists())]

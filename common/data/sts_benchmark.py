@@ -19,9 +19,10 @@ SENTEVAL_7 = ("STS12", "STS13", "STS14", "STS15", "STS16", "STS-B", "SICK-R")
 
 
 def senteval7_paths(root: Path) -> list[Path]:
-    """What :func:`english_sts` reads under ``root`` (``<data_root>/sts``): the five STS12-16 year folders, STS-B's
-    test split and SICK's test file."""
-    return [*(root / "sts12-16" / f"{year}-en-test" for year in SENTEVAL_7[:5]),
+    """What :func:`english_sts` reads under ``root`` (``<data_root>/sts``): the input files of the five STS12-16 year
+    folders (a glob pattern each: a year's subsets are the inputs it holds), STS-B's test split and SICK's test
+    file."""
+    return [*(root / "sts12-16" / f"{year}-en-test" / "STS.input.*.txt" for year in SENTEVAL_7[:5]),
             root / "stsbenchmark" / "sts-test.csv", root / "sick" / "SICK_test_annotated.txt"]
 
 
@@ -34,9 +35,10 @@ def english_sts(manifest: dict[str, Any]) -> tuple[dict[str, list[loaders.StsPai
     out: dict[str, list[loaders.StsPairs]] = {}
     files: list[Path] = []
     *years, stsb, sick = senteval7_paths(root)
-    for year, folder in zip(SENTEVAL_7, years):
+    for year, inputs in zip(SENTEVAL_7[:5], years, strict=True):
+        folder = inputs.parent
         subsets = []
-        for inp in sorted(folder.glob("STS.input.*.txt")):
+        for inp in sorted(folder.glob(inputs.name)):
             name = inp.name[len("STS.input."):-len(".txt")]
             gold = folder / f"STS.gs.{name}.txt"
             subsets.append(loaders.read_sts_senteval(inp, gold, name))

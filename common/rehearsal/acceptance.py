@@ -38,6 +38,7 @@ import torch
 
 from common import requirements
 from common.config import papers
+from common.data import corpora
 from common.io import atomic_write, write_json
 from common.rehearsal import mirror
 from common.training.metrics_log import read_metrics
@@ -171,9 +172,8 @@ def rehearsal_check(papers: list[str], workdir: Path, data_root: str, cores: int
         return Check(name, False, time.time() - t0, {"gpus": gpus, "not_started": "modules do not import"},
                      "not started: these modules do not import\n" + "\n".join(missing))
     # so would an evaluation set the corpus prep reads in place (on 2026-12-05, a data root without the STS sets)
-    absent = [str(f) for f in mirror.absent(dict.fromkeys(f for p in papers
-                                                          for f in mirror.data_root_paths(p, "rehearsal",
-                                                                                          Path(data_root))))]
+    data_root = str(Path(data_root).resolve())  # as snakemake's jobs see it from their workdir
+    absent = [str(f) for f in corpora.absent(mirror.data_root_paths(papers, "rehearsal", Path(data_root)))]
     if absent:
         return Check(name, False, time.time() - t0, {"gpus": gpus, "not_started": "files missing from the data root"},
                      f"not started: these are missing from the data root {data_root}\n" + "\n".join(absent))

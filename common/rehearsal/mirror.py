@@ -455,20 +455,17 @@ class Listing(Mirror):
         self.manual_files[experiment].append(relative)
 
 
-def data_root_paths(experiment: str, scale: str, data_root: Path) -> list[Path]:
-    """The folders and files that ``experiment``'s jobs at ``scale`` read from ``data_root``: those its corpus kind
-    reads in place (:func:`common.data.corpora.in_place`: the English STS and STS17 sets), and at rehearsal scale
-    the real files the mirror serves from there (Tatoeba v1, which the paper scale downloads)."""
-    listing = Listing(data_root)
-    populate(listing, (experiment,), scale)
-    kind = load_config(experiment, scale)["corpus"]["kind"]
-    served = listing.data_root_files if scale == "rehearsal" else []
-    return list(dict.fromkeys([*corpora.in_place(kind, Path(data_root)), *served]))
-
-
-def absent(paths: Iterable[Path]) -> list[Path]:
-    """Those of ``paths`` that are missing, or are empty folders."""
-    return [p for p in paths if not p.exists() or (p.is_dir() and not any(p.iterdir()))]
+def data_root_paths(experiments: Iterable[str], scale: str, data_root: Path) -> list[Path]:
+    """What the jobs of ``experiments`` at ``scale`` read from ``data_root``: what their corpus kinds read in place
+    (:func:`common.data.corpora.in_place`: the English STS and STS17 sets), and at rehearsal scale the real files
+    that the mirror serves from there (Tatoeba v1, which the paper scale downloads). The mirror rule builds every
+    experiment's mirror at once, so those are every experiment's, whichever are run."""
+    paths = [p for e in experiments for p in corpora.in_place(load_config(e, scale)["corpus"]["kind"], data_root)]
+    if scale == "rehearsal":
+        listing = Listing(data_root)
+        populate(listing, EXPERIMENTS, scale)
+        paths += listing.data_root_files
+    return list(dict.fromkeys(paths))
 
 
 def build(out: Path, data_root: Path, experiments: Iterable[str] = EXPERIMENTS) -> Mirror:

@@ -10,7 +10,8 @@ Checks, each printed with what is missing, and written to ``<results>/<scale>/<e
   (through ``download_base_url`` when set); the files placed by hand (CWMT, WIT3, WikiANN) are in
   ``<corpus>/manual/``;
 * **data root**: the evaluation sets that a corpus prep reads in place from ``data_root`` (MoCo-BERT's and VMSST's
-  English STS, VMSST's STS17), and at rehearsal scale the real files its mirror serves from there (Tatoeba v1):
+  English STS, VMSST's STS17), and at rehearsal scale the real files the mirror serves from there (Tatoeba v1 of
+  every experiment: the mirror rule builds them all at once):
   :func:`common.rehearsal.mirror.data_root_paths`;
 * **imports**: every module the experiment's jobs run, and the tokenizer and launcher dependencies;
 * **GPUs**: some node has the GPUs a training job asks for (``sinfo``'s GRES; without Slurm, this machine's
@@ -118,9 +119,10 @@ def downloads(experiment: str, scale: str, data_root: Path, base_url: str | None
 
 def data_root_files(experiment: str, scale: str, root: Path) -> Finding:
     """The folders and files ``experiment``'s jobs at ``scale`` read from ``root`` are there."""
-    from common.rehearsal.mirror import absent, data_root_paths
+    from common.data.corpora import absent
+    from common.rehearsal.mirror import data_root_paths
 
-    paths = data_root_paths(experiment, scale, root)
+    paths = data_root_paths((experiment,), scale, root)
     missing = [str(p) for p in absent(paths)]
     return Finding("data root", not missing, f"{len(paths) - len(missing)} of {len(paths)} present under {root}",
                    missing)

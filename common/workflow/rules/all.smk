@@ -27,8 +27,8 @@ rule all:
 
 
 # `snakemake <experiment>_preflight --config scale=paper` (or the top-level `snakemake preflight`): what a
-# submission would miss (downloads, hand-placed files, imports, GPUs, memory, disk; common/workflow/preflight.py),
-# checked before anything is submitted. No output: it runs whenever it is named.
+# submission would miss (downloads, hand-placed files, data root, imports, GPUs, memory, disk;
+# common/workflow/preflight.py), checked before anything is submitted. No output: it runs whenever it is named.
 rule preflight:
     input:
         download_inputs(config),

@@ -1,4 +1,5 @@
 """The seven English STS datasets have SentEval's subsets and pair counts."""
+from common.data.corpora import absent
 from common.data.sts_benchmark import SENTEVAL_7, english_sts, senteval7_paths
 
 
@@ -21,10 +22,24 @@ def test_synthetic_stand_in(tmp_path):
 
 
 def test_every_file_read_lies_under_the_declared_paths(data_root):
-    """senteval7_paths is what the preflight looks for: english_sts reads nothing outside it."""
+    """senteval7_paths is what the preflight looks for: english_sts reads each year's inputs that match its pattern
+    (and their gold files beside them), STS-B's and SICK's files, and nothing else."""
     root = data_root / "sts"
-    declared = senteval7_paths(root)
+    *years, stsb, sick = senteval7_paths(root)
     _, files = english_sts({"sts_dir": str(root)})
-    assert len(declared) == 7 and all(p.exists() for p in declared)
-    assert all(any(f == p or p in f.parents for p in declared) for f in files)
-    assert {p for p in declared if any(f == p or p in f.parents for f in files)} == set(declared)
+    inputs = [f for f in files if f.name.startswith("STS.input.")]
+    assert {f.parent for f in files} - {stsb.parent, sick.parent} == {y.parent for y in years}
+    assert all(any(f.parent == y.parent and f.match(y.name) for y in years) for f in inputs)
+    assert len(inputs) == 5 + 3 + 6 + 5 + 5 and files[-2:] == [stsb, sick]
+    assert absent(senteval7_paths(root)) == []
+    assert absent(senteval7_paths(root / "nowhere")) == senteval7_paths(root / "nowhere")
+
+
+def test_a_year_folder_without_inputs_is_absent(tmp_path):
+    """A partial copy holding only a year's readme is missing: the pattern needs an input file."""
+    year = tmp_path / "sts12-16" / "STS12-en-test"
+    year.mkdir(parents=True)
+    (year / "00-readme.txt").write_text("readme\n")
+    assert absent(senteval7_paths(tmp_path))[0] == year / "STS.input.*.txt"
+    (year / "STS.input.MSRpar.txt").write_text("a\tb\n")
+    assert year / "STS.input.*.txt" not in absent(senteval7_paths(tmp_path))

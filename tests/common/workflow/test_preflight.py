@@ -81,17 +81,20 @@ def test_preflight_against_the_rehearsal_mirror(tmp_path):
 
 def test_data_root_finding_names_what_is_read_in_place(tmp_path):
     """At paper scale only what a corpus prep reads in place counts (Tatoeba is downloaded, and the listing of the
-    downloads no longer reads its bytes from the data root); at rehearsal scale the mirror's Tatoeba files too."""
+    downloads no longer reads its bytes from the data root); at rehearsal scale the Tatoeba files that the mirror
+    serves for every experiment too."""
     empty = tmp_path / "empty"
-    (empty / "sts" / "sts12-16" / "STS12-en-test").mkdir(parents=True)  # an empty folder counts as missing
+    year = empty / "sts" / "sts12-16" / "STS12-en-test"
+    year.mkdir(parents=True)
+    (year / "00-readme.txt").write_text("a year folder without its inputs\n")
     assert pf.data_root_files("dap", "paper", empty).ok  # DAP reads nothing in place
     vmsst = pf.data_root_files("vmsst", "paper", empty)
     assert not vmsst.ok and vmsst.summary == f"0 of 15 present under {empty}"
-    assert str(empty / "sts" / "sts12-16" / "STS12-en-test") in vmsst.missing
+    assert str(year / "STS.input.*.txt") in vmsst.missing
     assert str(empty / "sts" / "sts17" / "STS2017.gs" / "STS.gs.track1.ar-ar.txt") in vmsst.missing
     dap = pf.data_root_files("dap", "rehearsal", empty)
-    assert sorted(dap.missing) == sorted(str(empty / "tatoeba_v1" / f"tatoeba.{xx}-eng.{s}")
-                                         for xx in ("deu", "fra") for s in (xx, "eng"))
+    assert sorted(dap.missing) == sorted(str(empty / "tatoeba_v1" / f"tatoeba.{xx}-eng.{side}")
+                                         for xx in ("ara", "cmn", "deu", "fra", "spa", "tur") for side in (xx, "eng"))
 
 
 @needs_data
