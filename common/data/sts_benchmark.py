@@ -44,7 +44,7 @@ def english_sts(manifest: dict[str, Any]) -> tuple[dict[str, list[loaders.StsPai
             subsets.append(loaders.read_sts_senteval(inp, gold, name))
             files += [inp, gold]
         if not subsets:
-            raise FileNotFoundError(f"{folder}: no STS.input.*.txt files")
+            raise FileNotFoundError(f"{folder}: no {inputs.name} files")
         out[year] = subsets
     out["STS-B"] = [loaders.read_stsb(stsb)]
     out["SICK-R"] = [loaders.read_sick(sick)]
