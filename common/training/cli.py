@@ -13,6 +13,7 @@ model, ``summary.json`` and the resolved config beside it::
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -33,6 +34,7 @@ from common.io import write_json
 from common.precision import run_precision
 from common.training.malloc import keep_freed_memory
 from common.training.onednn import bound_primitive_cache
+from common.training.provenance import changed_settings
 from common.training.stopping import EXIT_RESUME
 from common.training.trainer import LaunchArguments, Trainer, TrainingArguments, resumable_arguments
 
@@ -101,6 +103,17 @@ def save_model(built: Built, model: nn.Module, folder: Path, resolved: dict[str,
     tmp.rename(folder)
 
 
+def refuse_other_settings(output_dir: str, cfg: dict[str, Any]) -> None:
+    """Stop before resuming checkpoints that a run with other config settings wrote: the trainer compares only its
+    own arguments, so a changed method section (``moco.momentum``) would otherwise resume the old run and save its
+    model again (common/training/provenance.py)."""
+    saved = json.loads((Path(output_dir) / "training_args.json").read_text()).get("config")
+    if saved is not None and (changed := changed_settings(saved, cfg)):
+        raise SystemExit(f"{Path(output_dir) / 'checkpoints'} holds a run trained with other config settings "
+                         f"({', '.join(changed)}); delete that folder to start over, or restore the settings to "
+                         "resume")
+
+
 def main(recipe: Recipe, argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     log.info("oneDNN primitive cache: %d entries", bound_primitive_cache())  # before the first matmul
@@ -127,6 +140,8 @@ def main(recipe: Recipe, argv: list[str] | None = None) -> None:
                                          **overrides)
     resolved = {"paper": recipe.paper, "experiment": experiment, "run": vars(run), "method": built.method,
                 "config": cfg, "n_examples": len(examples)}
+    if resumed is not None:
+        refuse_other_settings(run.output_dir, cfg)
     trainer = Trainer(built.model, examples, built.collate, args, config_to_save=resolved,
                       on_step=snapshotter(run, built, resolved) if run.snapshot_steps else None)
     summary = trainer.train()

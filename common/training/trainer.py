@@ -45,6 +45,7 @@ from common.precision import deepspeed_precision, training_problems
 from common.training import rng
 from common.training.grad_cache import enable_grad_cache
 from common.training.metrics_log import MetricsLog, peak_memory_mb
+from common.training.provenance import NOT_ARITHMETIC
 from common.training.sampler import StepSampler
 from common.training.stopping import StopConditions, job_deadline
 
@@ -366,15 +367,14 @@ class Trainer:
     # ------------------------------------------------------------------ loop
     def _check_resumable(self) -> None:
         """Refuse to resume checkpoints written with other training arguments (a changed config
-        would otherwise continue a stale run silently)."""
+        would otherwise continue a stale run silently); a paper's command line also compares the config
+        sections its method reads (common/training/cli.py, ``refuse_other_settings``)."""
         saved = resumable_arguments(self.out)
         if saved is None:
             return
-        # arguments that change when and how a run is saved or watched, not its arithmetic
-        ignore = {"stop_after", "output_dir", "save_every_minutes", "stop_margin_minutes", "tensorboard",
-                  "keep_checkpoints", "rehearse_time_limit_at"}
-        old = {k: v for k, v in saved.items() if k not in ignore}
-        new = {k: v for k, v in json.loads(json.dumps(asdict(self.args))).items() if k not in ignore}  # as saved
+        old = {k: v for k, v in saved.items() if k not in NOT_ARITHMETIC}
+        as_saved = json.loads(json.dumps(asdict(self.args)))
+        new = {k: v for k, v in as_saved.items() if k not in NOT_ARITHMETIC}
         # an argument added after the checkpoint was written counts as its default
         defaults = json.loads(json.dumps({f.name: f.default for f in fields(TrainingArguments)
                                           if f.default is not MISSING}))

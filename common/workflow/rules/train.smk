@@ -1,7 +1,11 @@
 # DeepSpeed training: one job per run of the run registry (REG). TRAINS(method) names the paper
 # whose train module runs it and that paper's method name (a paper: itself; the leaderboard: the
 # method's registration).
+from functools import cache
+
+from common.config import load_experiment_config
 from common.report import curves
+from common.training.provenance import training_digest
 
 
 def tokenizer_inputs(wc):
@@ -13,6 +17,17 @@ def snapshot_steps(wc):
     """The snapshots a learning curve evaluates (config learning_curve; common/report/curves.py)."""
     steps = curves.curve_steps(CFG) if curves.on_curve(CFG, wc.method, wc.init) else []
     return "--snapshot_steps " + " ".join(map(str, steps)) if steps else ""
+
+
+@cache
+def _training_digest(paper):
+    return training_digest(load_experiment_config(EXPERIMENT, paper, SCALE))
+
+
+def trained_settings(wc):
+    """The digest of the config sections the run's training module reads (common/training/provenance.py): a change
+    to them reruns the training through snakemake's params trigger."""
+    return _training_digest(TRAINS(wc.method)[0])
 
 
 def rehearsed_time_limit(wc):
@@ -40,6 +55,7 @@ rule train:
         rank_threads=lambda wc: train_shape(wc).rank_threads,
         rehearse=rehearsed_time_limit,
         snapshots=snapshot_steps,
+        settings=trained_settings,
     threads: lambda wc: train_shape(wc).threads
     # the rehearsal's time limit ends one run's first attempt with EXIT_RESUME; the retry resumes. Otherwise the
     # command line's --retries (profiles/slurm: 2) applies

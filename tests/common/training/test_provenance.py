@@ -1,0 +1,93 @@
+"""The config settings a training reads (common/training/provenance.py): the digest the train rule records and the
+comparison before a run resumes its checkpoints (common/training/cli.py)."""
+import copy
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from common.config import load_experiment_config
+from common.training import cli
+from common.training.provenance import NOT_READ_BY_TRAINING, changed_settings, training_digest
+
+
+@pytest.fixture(scope="module")
+def moco_mini() -> dict:
+    return load_experiment_config("moco", "moco", "mini")
+
+
+def test_a_training_setting_changes_the_digest(moco_mini):
+    changed = copy.deepcopy(moco_mini)
+    changed["training"]["max_steps"] += 400  # the change that once left 400-step models in an 800-step run's tables
+    assert training_digest(changed) != training_digest(moco_mini)
+    changed = copy.deepcopy(moco_mini)
+    changed["moco"]["momentum"] = 0.999
+    assert training_digest(changed) != training_digest(moco_mini)
+    changed = copy.deepcopy(moco_mini)
+    changed["eval"]["max_length"] += 1  # the saved encoder keeps it (papers/*/train.py)
+    assert training_digest(changed) != training_digest(moco_mini)
+
+
+def test_sections_no_training_reads_leave_it_alone(moco_mini):
+    changed = copy.deepcopy(moco_mini)
+    changed["seeds"] = [1, 2, 3, 4, 5, 6]
+    changed["eval"]["batch_size"] = 7
+    changed["learning_curve"]["steps"] = [50]
+    changed["resources"]["train"]["mem_mb"] = 1
+    assert {"seeds", "eval", "learning_curve", "resources"} <= NOT_READ_BY_TRAINING
+    assert training_digest(changed) == training_digest(moco_mini)
+
+
+def test_key_order_does_not_matter():
+    a = {"training": {"max_steps": 5, "learning_rate": 0.1}, "pooling": "mean", "eval": {"max_length": 8}}
+    b = {"eval": {"max_length": 8}, "pooling": "mean", "training": {"learning_rate": 0.1, "max_steps": 5}}
+    assert training_digest(a) == training_digest(b) and len(training_digest(a)) == 16
+
+
+def test_changed_settings_names_what_a_training_reads(moco_mini):
+    new = copy.deepcopy(moco_mini)
+    new["moco"]["momentum"] = 0.5
+    new["training"]["max_steps"] = 1
+    new["training"]["gpus"] = 8  # a resume may change where it runs (across world sizes) and how it saves
+    new["training"]["save_every_minutes"] = 30
+    new["resources"] = {}
+    new["tokenizer"] = None  # a section replaced whole
+    assert changed_settings(moco_mini, new) == ["moco.momentum", "tokenizer", "training.max_steps"]
+    assert changed_settings(moco_mini, copy.deepcopy(moco_mini)) == []
+
+
+class Stop(Exception):
+    pass
+
+
+def test_the_command_line_refuses_to_resume_a_run_of_other_settings(monkeypatch, tmp_path):
+    """cli.main compares the checkpointed run's config with its own before the trainer starts: a changed method
+    section (which TrainingArguments do not hold) stops it, naming the key; the same settings resume."""
+    saved = []
+
+    def trainer(model, examples, collate, args, config_to_save, on_step):
+        saved.append(config_to_save)
+        raise Stop
+
+    monkeypatch.setattr(cli, "load_manifest", lambda path: {})
+    monkeypatch.setattr(cli, "Trainer", trainer)
+    stub = SimpleNamespace(paper="moco", examples=lambda cfg, run, manifest: [],
+                           build=lambda cfg, run, manifest, examples: SimpleNamespace(
+                               training_overrides={}, method="moco", model=None, collate=None))
+    argv = ["--scale", "smoke", "--method", "moco", "--init", "pair", "--seed", "1", "--corpus", "c.json",
+            "--tokenizer", "t", "--output_dir", str(tmp_path)]
+    with pytest.raises(Stop):  # nothing to resume
+        cli.main(stub, argv)
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "latest").write_text("global_step4")
+    run = {"training_arguments": {"precision": saved[0]["config"]["training"]["precision"]}, **saved[0]}
+    other = copy.deepcopy(run)
+    other["config"]["moco"]["momentum"] = 0.5
+    (tmp_path / "training_args.json").write_text(json.dumps(other))
+    with pytest.raises(SystemExit, match=r"checkpoints holds a run trained with other config settings "
+                                         r"\(moco\.momentum\)"):
+        cli.main(stub, argv)
+    (tmp_path / "training_args.json").write_text(json.dumps(run))
+    with pytest.raises(Stop):
+        cli.main(stub, argv)
+    assert len(saved) == 2
