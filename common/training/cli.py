@@ -104,11 +104,23 @@ def save_model(built: Built, model: nn.Module, folder: Path, resolved: dict[str,
 
 
 def refuse_other_settings(output_dir: str, cfg: dict[str, Any]) -> None:
-    """Stop before resuming checkpoints that a run with other config settings wrote: the trainer compares only its
-    own arguments, so a changed method section (``moco.momentum``) would otherwise resume the old run and save its
-    model again (common/training/provenance.py)."""
-    saved = json.loads((Path(output_dir) / "training_args.json").read_text()).get("config")
-    if saved is not None and (changed := changed_settings(saved, cfg)):
+    """Stop before resuming checkpoints that a run with other config settings wrote (``cfg``: the config as loaded,
+    its precision as configured). The trainer compares only its own arguments, so a changed method section
+    (``moco.momentum``) would otherwise resume the old run's last checkpoint and finish it under the new settings
+    (common/training/provenance.py). The precision compared is the configured one (``configured_precision``), not
+    the one a CPU that emulates bf16 ran (common/precision.py); a run saved before that was recorded skips it."""
+    saved = json.loads((Path(output_dir) / "training_args.json").read_text())
+    old = saved.get("config")
+    if old is None:
+        return
+    new = cfg
+    configured = saved.get("configured_precision")
+    if configured is None:
+        new = {**cfg, "training": {k: v for k, v in cfg["training"].items() if k != "precision"}}
+        old = {**old, "training": {k: v for k, v in old["training"].items() if k != "precision"}}
+    else:
+        old = {**old, "training": {**old["training"], "precision": configured}}
+    if changed := changed_settings(old, new):
         raise SystemExit(f"{Path(output_dir) / 'checkpoints'} holds a run trained with other config settings "
                          f"({', '.join(changed)}); delete that folder to start over, or restore the settings to "
                          "resume")
@@ -125,9 +137,12 @@ def main(recipe: Recipe, argv: list[str] | None = None) -> None:
         raise SystemExit(f"unknown --init {run.init!r}; the {experiment} {run.scale} config defines "
                          f"{sorted(cfg['encoders'])}")
     t = cfg["training"]
-    # what runs, in the saved config too; a resumed run keeps the precision it ran at
     resumed = resumable_arguments(run.output_dir)
-    t["precision"] = run_precision(t.get("precision", "fp32"), run.scale,
+    if resumed is not None:  # before anything is built: a refused run costs nothing
+        refuse_other_settings(run.output_dir, cfg)
+    configured = t.get("precision", "fp32")
+    # what runs, in the saved config too; a resumed run keeps the precision it ran at
+    t["precision"] = run_precision(configured, run.scale,
                                    resumed=None if resumed is None else resumed.get("precision", "fp32"))
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", t.get("threads", 1))))
     manifest = load_manifest(run.corpus)
@@ -139,9 +154,7 @@ def main(recipe: Recipe, argv: list[str] | None = None) -> None:
     args = TrainingArguments.from_config(t, output_dir=run.output_dir, seed=run.seed, stop_after=run.stop_after,
                                          **overrides)
     resolved = {"paper": recipe.paper, "experiment": experiment, "run": vars(run), "method": built.method,
-                "config": cfg, "n_examples": len(examples)}
-    if resumed is not None:
-        refuse_other_settings(run.output_dir, cfg)
+                "config": cfg, "configured_precision": configured, "n_examples": len(examples)}
     trainer = Trainer(built.model, examples, built.collate, args, config_to_save=resolved,
                       on_step=snapshotter(run, built, resolved) if run.snapshot_steps else None)
     summary = trainer.train()

@@ -1,5 +1,6 @@
 # Corpus preparation (every experiment): training pairs after the leakage rule, the mini-scale
 # BUCC-style benchmark, and a manifest of the evaluation sets.
+from common.training.provenance import digest
 
 
 rule corpus:
@@ -14,6 +15,7 @@ rule corpus:
         data_root=config["data_root"],
         out=P.corpus,
         source=download_args(config),
+        settings=digest(CFG["corpus"]),  # the module reads the config's corpus section: an edit reruns it
     resources:  # at paper scale mem_mb from the census (common/census/corpus.py)
         **train_resources(CFG, EXPERIMENT, job=lambda wc: "corpus", ranks=1, stage="corpus"),
     log:

@@ -8,7 +8,8 @@ import pytest
 
 from common.config import load_experiment_config
 from common.training import cli
-from common.training.provenance import NOT_READ_BY_TRAINING, changed_settings, training_digest
+from common.training.provenance import NOT_READ_BY_TRAINING, READ_BY_TRAINING, changed_settings, training_digest
+from tests.conftest import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -49,11 +50,38 @@ def test_changed_settings_names_what_a_training_reads(moco_mini):
     new["moco"]["momentum"] = 0.5
     new["training"]["max_steps"] = 1
     new["training"]["gpus"] = 8  # a resume may change where it runs (across world sizes) and how it saves
+    new["training"]["nodes"] = 2
     new["training"]["save_every_minutes"] = 30
+    new["analysis"]["queue_sizes"] = [32]  # which runs exist, not how one trains
     new["resources"] = {}
     new["tokenizer"] = None  # a section replaced whole
     assert changed_settings(moco_mini, new) == ["moco.momentum", "tokenizer", "training.max_steps"]
     assert changed_settings(moco_mini, copy.deepcopy(moco_mini)) == []
+
+
+def test_nested_keys_read_and_not_read():
+    hictl = load_experiment_config("hictl", "hictl", "mini")
+    new = copy.deepcopy(hictl)
+    new["hictl"]["tasks"] = ["bucc@ratio-k4"]  # evaluation tasks inside the method section
+    assert changed_settings(hictl, new) == []
+    vmsst = load_experiment_config("vmsst", "vmsst", "mini")
+    new = copy.deepcopy(vmsst)
+    new["tables"]["batch_factors"] = [0.5]  # Table 7's run list
+    new["departures"] = "a note"
+    assert changed_settings(vmsst, new) == []
+    new["tables"]["table6_languages"] = ["deu"]  # what VMSST's 4-language runs train on
+    assert changed_settings(vmsst, new) == ["tables.table6_languages"]
+
+
+def test_every_config_section_is_classified():
+    """A section of a config schema is either read by a training or listed as not read; a new one forces the
+    choice (an unlisted section counts as read, which reruns trainings needlessly rather than missing a change)."""
+    import yaml
+    schemas = [*sorted((ROOT / "papers").glob("*/config/schema.yaml")), ROOT / "common/leaderboard/config/schema.yaml"]
+    assert len(schemas) == 5
+    sections = {k for p in schemas for k in yaml.safe_load(p.read_text())["properties"]}
+    assert sections - READ_BY_TRAINING - NOT_READ_BY_TRAINING == set()
+    assert READ_BY_TRAINING & NOT_READ_BY_TRAINING == set()
 
 
 class Stop(Exception):
@@ -81,11 +109,18 @@ def test_the_command_line_refuses_to_resume_a_run_of_other_settings(monkeypatch,
     (tmp_path / "checkpoints").mkdir()
     (tmp_path / "checkpoints" / "latest").write_text("global_step4")
     run = {"training_arguments": {"precision": saved[0]["config"]["training"]["precision"]}, **saved[0]}
+    assert run["configured_precision"] == load_experiment_config("moco", "moco", "smoke")["training"]["precision"]
     other = copy.deepcopy(run)
     other["config"]["moco"]["momentum"] = 0.5
     (tmp_path / "training_args.json").write_text(json.dumps(other))
     with pytest.raises(SystemExit, match=r"checkpoints holds a run trained with other config settings "
                                          r"\(moco\.momentum\)"):
+        cli.main(stub, argv)
+    # the precision compared is the configured one: an fp32 run whose config now says bf16 is another run
+    other = copy.deepcopy(run)
+    other["configured_precision"] = "bf16" if run["configured_precision"] == "fp32" else "fp32"
+    (tmp_path / "training_args.json").write_text(json.dumps(other))
+    with pytest.raises(SystemExit, match=r"\(training\.precision\)"):
         cli.main(stub, argv)
     (tmp_path / "training_args.json").write_text(json.dumps(run))
     with pytest.raises(Stop):
