@@ -37,13 +37,14 @@ NOT_READ_BY_TRAINING = frozenset({"description", "departures", "seeds", "ablatio
                                   "nmt", "resources", "methods", "tasks", "papers"})
 # of a section otherwise read or not: the keys a training reads (every train module saves its encoder with
 # eval.max_length; VMSST's 4-language runs train on tables.table6_languages) ...
-PARTLY_READ = {"eval": ("max_length",), "tables": ("table6_languages",)}
+PARTLY_READ: dict[str, tuple[str, ...]] = {"eval": ("max_length",), "tables": ("table6_languages",)}
 # ... and the keys it does not: where a run executes (ranks, nodes, threads, launcher: a ZeRO-0 run resumes across
 # world sizes), documentation (epochs), the rehearsal's simulated time limit, what the trainer ignores on resume, and
 # the evaluation tasks of HICTL's section (papers/hictl/runs.py)
-NOT_READ_KEYS = {"training": NOT_ARITHMETIC | {"gpus", "nodes", "threads", "launcher", "epochs",
-                                               "rehearse_time_limit"},
-                 "hictl": frozenset({"tasks"})}
+NOT_READ_KEYS: dict[str, frozenset[str]] = {
+    "training": NOT_ARITHMETIC | {"gpus", "nodes", "threads", "launcher", "epochs", "rehearse_time_limit"},
+    "hictl": frozenset({"tasks"}),
+}
 
 
 def training_view(cfg: dict[str, Any]) -> dict[str, Any]:
@@ -53,10 +54,11 @@ def training_view(cfg: dict[str, Any]) -> dict[str, Any]:
     for section, keys in PARTLY_READ.items():
         if section in cfg:
             view[section] = {k: cfg[section].get(k) for k in keys}
-    for section, keys in NOT_READ_KEYS.items():
+    for section, ignored in NOT_READ_KEYS.items():
         if isinstance(view.get(section), dict):
-            view[section] = {k: v for k, v in view[section].items() if k not in keys}
-    return json.loads(json.dumps(view, default=str))  # as training_args.json holds it: tuples as lists
+            view[section] = {k: v for k, v in view[section].items() if k not in ignored}
+    as_saved: dict[str, Any] = json.loads(json.dumps(view, default=str))  # as training_args.json: tuples as lists
+    return as_saved
 
 
 def digest(value: Any) -> str:
