@@ -88,6 +88,11 @@ def sha256_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
+def sha256_json(value: Any) -> str:
+    """sha256 of a JSON-able value, independent of its dicts' key order (non-JSON leaves as ``str``)."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+
+
 def sha256_files(paths: Iterable[str | os.PathLike[str]]) -> str:
     """One hash over several files (name-independent, order-dependent)."""
     h = hashlib.sha256()

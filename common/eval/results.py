@@ -4,9 +4,7 @@
 """
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
-import json
 import platform
 import subprocess
 from collections.abc import Sequence
@@ -14,14 +12,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from common.io import sha256_files, write_json
+from common.io import sha256_files, sha256_json, write_json
 from common.records import read_record, write_schema
 
 PACKAGES = ("torch", "transformers", "tokenizers", "deepspeed", "numpy", "scipy")
 
 
 def config_hash(config: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(config, sort_keys=True, default=str).encode()).hexdigest()
+    return sha256_json(config)
 
 
 def git_commit() -> str | None:

@@ -14,9 +14,10 @@ classified here.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
+
+from common.io import sha256_json
 
 # TrainingArguments that change when and how a run is saved or watched, not its arithmetic: a resume may change them
 # (Trainer._check_resumable)
@@ -62,9 +63,8 @@ def training_view(cfg: dict[str, Any]) -> dict[str, Any]:
 
 
 def digest(value: Any) -> str:
-    """A short, stable digest of a JSON-able value, independent of key order."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    """A short, stable digest of a JSON-able value, independent of key order (a rule param's value)."""
+    return sha256_json(value)[:16]
 
 
 def training_digest(cfg: dict[str, Any]) -> str:
