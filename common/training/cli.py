@@ -126,6 +126,20 @@ def refuse_other_settings(output_dir: str, cfg: dict[str, Any]) -> None:
                          "resume")
 
 
+def refuse_missing_snapshots(run: RunArguments) -> None:
+    """Stop before resuming checkpoints that are past a requested snapshot step whose snapshot is missing (a
+    learning curve's steps changed after the checkpointed run passed them): the resumed run could not write it, and
+    the curve's evaluation would fail later on the missing folder. A snapshot is saved before the checkpoint of its
+    step (Trainer._loop), so a checkpoint of step N implies every snapshot up to N that its run was asked for."""
+    out = Path(run.output_dir)
+    tag = (out / "checkpoints" / "latest").read_text().strip()  # the trainer's tags: step<N, 8 digits>
+    reached = int("".join(c for c in tag if c.isdigit()))
+    missing = [s for s in run.snapshot_steps if s <= reached and not (out / "snapshots" / f"step{s}").is_dir()]
+    if missing:
+        raise SystemExit(f"{out / 'checkpoints'} is at step {reached}, past the snapshot steps {missing} it did not "
+                         "save (the learning curve's steps changed); delete that folder to retrain with them")
+
+
 def main(recipe: Recipe, argv: list[str] | None = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     log.info("oneDNN primitive cache: %d entries", bound_primitive_cache())  # before the first matmul
@@ -140,6 +154,7 @@ def main(recipe: Recipe, argv: list[str] | None = None) -> None:
     resumed = resumable_arguments(run.output_dir)
     if resumed is not None:  # before anything is built: a refused run costs nothing
         refuse_other_settings(run.output_dir, cfg)
+        refuse_missing_snapshots(run)
     configured = t.get("precision", "fp32")
     # what runs, in the saved config too; a resumed run keeps the precision it ran at
     t["precision"] = run_precision(configured, run.scale,

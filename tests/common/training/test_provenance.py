@@ -126,3 +126,17 @@ def test_the_command_line_refuses_to_resume_a_run_of_other_settings(monkeypatch,
     with pytest.raises(Stop):
         cli.main(stub, argv)
     assert len(saved) == 2
+
+
+def test_checkpoints_past_a_missing_snapshot_are_not_resumed(tmp_path):
+    """A checkpoint of step 200 whose run was not asked for the snapshot of step 100 (the curve's steps changed
+    since): resuming cannot write it, so the run stops naming it; snapshots at or after the checkpoint's step, or
+    present, let it resume."""
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "latest").write_text("step00000200")
+    with pytest.raises(SystemExit, match=r"at step 200, past the snapshot steps \[100, 200\] it did not save"):
+        cli.refuse_missing_snapshots(SimpleNamespace(output_dir=str(tmp_path), snapshot_steps=[100, 200, 300]))
+    (tmp_path / "snapshots" / "step100").mkdir(parents=True)
+    (tmp_path / "snapshots" / "step200").mkdir()
+    cli.refuse_missing_snapshots(SimpleNamespace(output_dir=str(tmp_path), snapshot_steps=[100, 200, 300]))
+    cli.refuse_missing_snapshots(SimpleNamespace(output_dir=str(tmp_path), snapshot_steps=[300]))
