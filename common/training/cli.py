@@ -36,7 +36,7 @@ from common.training.malloc import keep_freed_memory
 from common.training.onednn import bound_primitive_cache
 from common.training.provenance import changed_settings
 from common.training.stopping import EXIT_RESUME
-from common.training.trainer import LaunchArguments, Trainer, TrainingArguments, resumable_arguments
+from common.training.trainer import LaunchArguments, Trainer, TrainingArguments, resumable_arguments, resumable_step
 
 log = logging.getLogger(__name__)
 
@@ -132,8 +132,9 @@ def refuse_missing_snapshots(run: RunArguments) -> None:
     the curve's evaluation would fail later on the missing folder. A snapshot is saved before the checkpoint of its
     step (Trainer._loop), so a checkpoint of step N implies every snapshot up to N that its run was asked for."""
     out = Path(run.output_dir)
-    tag = (out / "checkpoints" / "latest").read_text().strip()  # the trainer's tags: step<N, 8 digits>
-    reached = int("".join(c for c in tag if c.isdigit()))
+    reached = resumable_step(out)
+    if reached is None:
+        return
     missing = [s for s in run.snapshot_steps if s <= reached and not (out / "snapshots" / f"step{s}").is_dir()]
     if missing:
         raise SystemExit(f"{out / 'checkpoints'} is at step {reached}, past the snapshot steps {missing} it did not "

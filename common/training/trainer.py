@@ -127,6 +127,25 @@ class TrainingArguments:
             raise ValueError("invalid training arguments: " + "; ".join(problems))
 
 
+def checkpoint_tag(step: int) -> str:
+    """The tag of the checkpoint of a step: its folder under ``checkpoints/`` and, for the newest, the text of
+    ``checkpoints/latest``."""
+    return f"step{step:08d}"
+
+
+def resumable_step(output_dir: str | Path) -> int | None:
+    """The step of the newest checkpoint of the run in ``output_dir`` (read from ``checkpoints/latest``), or None
+    where there is none."""
+    latest = Path(output_dir) / "checkpoints" / "latest"
+    if not latest.exists():
+        return None
+    tag = latest.read_text().strip()
+    digits = tag.removeprefix("step")
+    if not digits.isdecimal() or tag != checkpoint_tag(int(digits)):
+        raise ValueError(f"{latest}: {tag!r} is not a checkpoint tag of this trainer ({checkpoint_tag(0)!r}, ...)")
+    return int(digits)
+
+
 def resumable_arguments(output_dir: str | Path) -> dict[str, Any] | None:
     """The training arguments of the checkpointed run in ``output_dir`` that a run there resumes (its
     ``training_args.json``), or None where there is nothing to resume."""
@@ -333,7 +352,7 @@ class Trainer:
     def _save(self, step: int) -> None:
         t0 = time.time()
         states = all_gather_object(rng.capture())
-        self.engine.save_checkpoint(str(self.ckpt_dir), tag=f"step{step:08d}",
+        self.engine.save_checkpoint(str(self.ckpt_dir), tag=checkpoint_tag(step),
                                     client_state={"step": step, "rng": states, "rng_per_rank": True})
         if self.rank == 0:
             tags = sorted(p for p in self.ckpt_dir.glob("step*") if p.is_dir())

@@ -58,7 +58,7 @@ def test_resume_check_accepts_arguments_added_later_and_json_round_trips(tmp_pat
     from common.training.trainer import Trainer
 
     (tmp_path / "checkpoints").mkdir()
-    (tmp_path / "checkpoints" / "latest").write_text("step1")
+    (tmp_path / "checkpoints" / "latest").write_text("step00000001")
     a = args()
     saved = json.loads(json.dumps(asdict(a)))
     del saved["adam_betas"], saved["adam_epsilon"]

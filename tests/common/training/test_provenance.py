@@ -107,7 +107,7 @@ def test_the_command_line_refuses_to_resume_a_run_of_other_settings(monkeypatch,
     with pytest.raises(Stop):  # nothing to resume
         cli.main(stub, argv)
     (tmp_path / "checkpoints").mkdir()
-    (tmp_path / "checkpoints" / "latest").write_text("global_step4")
+    (tmp_path / "checkpoints" / "latest").write_text("step00000004")
     run = {"training_arguments": {"precision": saved[0]["config"]["training"]["precision"]}, **saved[0]}
     assert run["configured_precision"] == load_experiment_config("moco", "moco", "smoke")["training"]["precision"]
     other = copy.deepcopy(run)

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from common.training.metrics_log import VOLATILE, read_metrics
+from common.training.trainer import resumable_step
 
 WORKER = Path(__file__).with_name("_resume_worker.py")
 
@@ -24,6 +25,7 @@ def test_exact_resume(tmp_path):
     run(tmp_path / "straight", 12, 4)
     run(tmp_path / "killed", 12, 4, 6)  # dies after step 6; last checkpoint at step 4
     assert (tmp_path / "killed" / "run" / "checkpoints" / "latest").read_text().strip() == "step00000004"
+    assert resumable_step(tmp_path / "killed" / "run") == 4
     run(tmp_path / "killed", 12, 4)  # restarted with the same arguments
     a = torch.load(tmp_path / "straight" / "final.pt", weights_only=True)
     b = torch.load(tmp_path / "killed" / "final.pt", weights_only=True)
@@ -51,3 +53,14 @@ def test_two_trainers_in_one_process(tmp_path):
     first, second = ((tmp_path / run / "metrics.jsonl").read_text().splitlines() for run in ("first", "second"))
     assert len(first) == 3
     assert [json.loads(l)["loss"] for l in first] == [json.loads(l)["loss"] for l in second]
+
+
+def test_a_latest_file_of_another_format_is_refused_naming_it(tmp_path):
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "latest").write_text("global_step4\n")
+    with pytest.raises(ValueError, match=r"checkpoints/latest: 'global_step4' is not a checkpoint tag of this "
+                                         r"trainer \('step00000000'"):
+        resumable_step(tmp_path)
+    (tmp_path / "checkpoints" / "latest").write_text("step4")  # the tag's digits are 8
+    with pytest.raises(ValueError, match="'step4' is not"):
+        resumable_step(tmp_path)
