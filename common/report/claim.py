@@ -70,6 +70,27 @@ def unseeded_side(label: str, method: str, task: str, init: str | None, seeds: S
     return Side(label, measure)
 
 
+REPORTED = "paper: A → B (B − A)"
+REPORTED_NOTE = ("The paper column: the paper's own numbers for the two sides, from the table or section the "
+                 "row names (papers/<p>/reported.yaml), for its setting where it reports several; '–' where no table "
+                 "of the paper measures both sides (our controls, and the paper's design choices it does not test).")
+
+
+def reported(a: float | None, b: float | None, setting: str = "") -> str:
+    """The paper's own numbers for a claim's two sides, as the claims tables print them: ``A → B (B − A)``, after
+    the paper's setting where it reports several (join those with "; "); "" where it reports either side as not
+    measured (None)."""
+    if a is None or b is None:
+        return ""
+    return f"{setting + ': ' if setting else ''}{_decimals(a)} → {_decimals(b)} ({_decimals(b - a, '+')})"
+
+
+def _decimals(x: float, sign: str = "") -> str:
+    """One decimal, two where the second is not 0 (the papers print one or two; a mean of two can need two)."""
+    text = f"{x:{sign}.2f}"
+    return text[:-1] if text.endswith("0") else text
+
+
 @dataclass(frozen=True)
 class Claim:
     id: str  # unique within the paper; the index names it <paper>/<id>
@@ -81,6 +102,7 @@ class Claim:
     b: Side  # the paper's side: B - A > 0 when sign = 1
     sign: int = 1  # the paper's direction of B - A; 0: no direction claimed
     setting: str = ""  # what else tells rows apart (the encoder, a batch size, a language pair)
+    reported: str = ""  # the paper's own A → B (:func:`reported`); "" where no table of the paper measures both
 
 
 @dataclass(frozen=True)
@@ -104,6 +126,7 @@ class ClaimRecord:
     sign: int
     verdict: str  # NOT_APPLICABLE, with ``reason``, for a claim whose data this scale does not have
     reason: str = ""
+    reported: str = ""  # the paper's own A → B (Claim.reported)
 
 
 NOT_APPLICABLE = "not applicable here"
@@ -128,18 +151,20 @@ def evaluate(claims: Sequence[Claim], ctx: Any) -> list[tuple[ClaimRecord, Stat 
         except NotApplicable as exc:
             log.info("claim %s/%s left out: %s", c.paper, c.id, exc)
             out.append((ClaimRecord(c.paper, c.id, c.where, c.statement, c.metric, c.setting, c.a.label, c.b.label,
-                                    None, None, None, None, None, 0, c.sign, NOT_APPLICABLE, str(exc)), None, None))
+                                    None, None, None, None, None, 0, c.sign, NOT_APPLICABLE, str(exc), c.reported),
+                        None, None))
             continue
         d = paired_difference(a, b)
         cells = [seed_stat(dict(m)) if isinstance(m, Mapping) else stat([x.value() for x in m]) for m in (a, b)]
         out.append((ClaimRecord(c.paper, c.id, c.where, c.statement, c.metric, c.setting, c.a.label, c.b.label,
                                 _mean(cells[0]), _mean(cells[1]), d.mean, d.lo, d.hi, d.seeds, c.sign,
-                                verdict(d, c.sign) if c.sign else "no direction claimed"), cells[0], cells[1]))
+                                verdict(d, c.sign) if c.sign else "no direction claimed", reported=c.reported),
+                        cells[0], cells[1]))
     return out
 
 
-COLUMNS = ["claim", "where", "metric", "setting", "A", "A score", "B", "B score", "B − A", "95% CI", "seeds",
-           "verdict"]
+COLUMNS = ["claim", "where", "metric", "setting", "A", "A score", "B", "B score", "B − A", "95% CI", REPORTED,
+           "seeds", "verdict"]
 
 
 def claims_table(claims: Sequence[Claim], ctx: Any, caption: str, notes: Sequence[str] = (),
@@ -147,11 +172,12 @@ def claims_table(claims: Sequence[Claim], ctx: Any, caption: str, notes: Sequenc
     """The shared claims table of a paper's declared claims, with their records (``claims.json``)."""
     evaluated = evaluate(claims, ctx)
     rows = [[r.statement, r.where, r.metric, r.setting or "–", r.a, a, r.b, b, r.difference,
-             f"[{r.lo:.1f}, {r.hi:.1f}]", r.seeds, r.verdict] for r, a, b in evaluated if r.verdict != NOT_APPLICABLE]
+             f"[{r.lo:.1f}, {r.hi:.1f}]", r.reported or "–", r.seeds, r.verdict]
+            for r, a, b in evaluated if r.verdict != NOT_APPLICABLE]
     left_out = [f"{r.statement} ({r.metric}{', ' + r.setting if r.setting else ''}): {r.reason}"
                 for r, _, _ in evaluated if r.verdict == NOT_APPLICABLE]
     notes = [*notes, "B better is the paper's side; paired by seed (the seeds column: how many each row used). "
-             + interval_note]
+             + interval_note, REPORTED_NOTE]
     if left_out:
         notes.append("Not applicable at this scale: " + "; ".join(left_out) + ".")
     return Table(name, caption, list(COLUMNS), rows, notes, records=[asdict(r) for r, _, _ in evaluated])

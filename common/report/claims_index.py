@@ -19,7 +19,7 @@ from typing import Any
 
 from common.config import ROOT, load_config, papers
 from common.io import atomic_write, read_json, write_json
-from common.report.claim import Claim
+from common.report.claim import REPORTED, REPORTED_NOTE, Claim
 from common.report.tables import Table, to_markdown
 
 log = logging.getLogger(__name__)
@@ -52,18 +52,21 @@ def index(scale: str, figures: Path) -> tuple[Table, list[dict[str, Any]]]:
             records.append({"paper": paper, "id": claim.id, "where": claim.where, "statement": claim.statement,
                             "metric": claim.metric, "setting": claim.setting, "sign": claim.sign,
                             "verdict": r.get("verdict", NOT_RUN), "difference": r.get("difference"),
-                            "lo": r.get("lo"), "hi": r.get("hi"), "seeds": r.get("seeds")})
+                            "lo": r.get("lo"), "hi": r.get("hi"), "seeds": r.get("seeds"), "reported": claim.reported})
     rows = [[r["paper"], r["id"], r["where"], r["statement"], r["metric"], r["setting"] or "–", r["difference"],
-             f"[{r['lo']:.1f}, {r['hi']:.1f}]" if r["lo"] is not None else "–", r["seeds"], r["verdict"]]
+             f"[{r['lo']:.1f}, {r['hi']:.1f}]" if r["lo"] is not None else "–", r["reported"] or "–", r["seeds"],
+             r["verdict"]]
             for r in records]
     counts = {p: Counter(r["verdict"].removesuffix(" on 1 seed") for r in records if r["paper"] == p)
               for p in dict.fromkeys(r["paper"] for r in records)}
     summary = "; ".join(f"{p}: {sum(c.values())} claims (" + ", ".join(f"{v} {n}" for v, n in sorted(c.items())) + ")"
                         for p, c in counts.items())
     return Table("index", f"Every paper's claims at scale '{scale}'",
-                 ["paper", "id", "where", "claim", "metric", "setting", "B − A", "95% CI", "seeds", "verdict"], rows,
+                 ["paper", "id", "where", "claim", "metric", "setting", "B − A", "95% CI", REPORTED, "seeds",
+                  "verdict"], rows,
                  [summary + ".", "Declared in papers/<p>/claims.py; verdicts from each paper's last report "
-                  f"(figures/<p>/{scale}/claims.json), '{NOT_RUN}' where it has none. Method: common/report/claims.py."]
+                  f"(figures/<p>/{scale}/claims.json), '{NOT_RUN}' where it has none. Method: common/report/claims.py.",
+                  REPORTED_NOTE]
                  ), records
 
 

@@ -277,8 +277,8 @@ def per_language(ctx: ReportContext, d: str, key: str, title: str) -> Table:
 def claims(ctx: ReportContext) -> Table:
     """The paper's claims at this scale (``papers/dap/claims.py``)."""
     return claims_table(declare(ctx.cfg), ctx, f"The paper's claims at scale '{ctx.scale}': DAP against its baselines",
-                        [f"Seeds {ctx.cfg['seeds']} (each row's count in its 'seeds' column); evaluation identical "
-                         "for every method (no tuning toward a claim)."])
+                        [where(ctx), f"Seeds {ctx.cfg['seeds']} (each row's count in its 'seeds' column); evaluation "
+                         "identical for every method (no tuning toward a claim)."])
 
 
 def build(ctx: ReportContext):

@@ -266,7 +266,8 @@ def tsne_figure(res: dict, out: Path) -> list[Path]:
 def claims(ctx: ReportContext) -> Table:
     """The paper's claims at this scale (``papers/hictl/claims.py``); the NMT claims are in nmt/claims."""
     return claims_table(declare(ctx.cfg), ctx, f"The paper's claims at scale '{ctx.scale}'",
-                        [f"Encoder '{next(iter(ctx.cfg['encoders']))}'; Table 1 claims over seeds {ctx.cfg['seeds']}, "
+                        [where(ctx), f"Encoder '{next(iter(ctx.cfg['encoders']))}'; Table 1 claims over seeds "
+                         f"{ctx.cfg['seeds']}, "
                          f"Table 3 claims on seed {ctx.cfg['ablation_seed']}.",
                          "Table 3's ordering (the paper's drops in Avg.: sentence CTL 2.4, MT data 1.0, word CTL "
                          "0.6): compare the B − A column of the three ablation rows.",

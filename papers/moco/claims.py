@@ -7,7 +7,10 @@ headline task (the paper's unaligned row is mBERT; here the encoders it starts f
 random initialisation depends on the seed)."""
 from __future__ import annotations
 
-from common.report.claim import Claim, task_side
+from pathlib import Path
+
+from common.config import load_yaml
+from common.report.claim import Claim, reported, task_side
 from papers.moco.runs import INIT, TASKS
 from papers.moco.variants import analysis_runs
 
@@ -16,23 +19,46 @@ METRICS = {"sts": ("STS avg (wmean)", STS), "bucc": ("BUCC F1", BUCC),
            "tatoeba": ("Tatoeba (both directions)", TATOEBA)}
 
 
-def _claim(key: str, where: str, statement: str, metric: str, a: tuple[str, str], b: tuple[str, str]) -> Claim:
+REPORTED = load_yaml(Path(__file__).with_name("reported.yaml"))
+
+
+def _claim(key: str, where: str, statement: str, metric: str, a: tuple[str, str], b: tuple[str, str],
+           paper: str = "") -> Claim:
     name, task = METRICS[metric]
     return Claim(f"{key}.{metric}", "moco", where, statement, name,
-                 task_side(a[0], a[1], task, INIT), task_side(b[0], b[1], task, INIT))
+                 task_side(a[0], a[1], task, INIT), task_side(b[0], b[1], task, INIT), reported=paper)
+
+
+def _paper_queue() -> str:
+    """Figure 2 is a plot: the two of its points inferred from the paper's tables (papers/moco/reported.yaml), its
+    largest queues."""
+    (small, a), (large, b) = sorted(REPORTED["figure2_queue"]["points"].items())
+    return reported(a, b, f"queue {small:,} → {large:,} (inferred)")
+
+
+def _paper_momentum(metric: str) -> str:
+    """Table 5: without the momentum encoder ("shared") against with it."""
+    rows = REPORTED["table5_momentum"]
+    return reported(rows["shared"][metric], rows["momentum"][metric])
 
 
 def declare(cfg: dict) -> list[Claim]:
     runs = analysis_runs(cfg)
     claims = [_claim("training-aligns", "Table 1", "training aligns the encoders (above them before training)",
-                     "tatoeba", ("before training", "init"), ("MoCo-BERT", "moco"))]
+                     "tatoeba", ("before training", "init"), ("MoCo-BERT", "moco"),
+                     # Table 1: mBERT-base, the paper's unaligned row, against MoCo-BERT's two directions
+                     reported(next(r["accuracy"] for r in REPORTED["table1_tatoeba"]["rows"]
+                                   if r["model"].startswith("mBERT")),
+                              sum(REPORTED["table1_tatoeba"]["moco"].values()) / 2, "mBERT → MoCo-BERT"))]
     claims += [_claim("queue-beats-inbatch", "abstract, section 1", "queue beats in-batch negatives", m,
                      ("in-batch", "inbatch"), ("MoCo-BERT", "moco")) for m in ("sts", "bucc", "tatoeba")]
     sizes = runs["figure2_queue"]  # consecutive sizes of Figure 2
     claims += [_claim(f"larger-queues-help.{k1}-{k2}", "Figure 2", "larger queues help", "sts",
-                      (f"queue {k1}", r1), (f"queue {k2}", r2)) for (k1, r1), (k2, r2) in zip(sizes, sizes[1:])]
+                      (f"queue {k1}", r1), (f"queue {k2}", r2), _paper_queue())
+               for (k1, r1), (k2, r2) in zip(sizes, sizes[1:])]
     (shared,) = [n for v, n in runs["table5_momentum"] if v == "shared"]
     (momentum,) = [n for v, n in runs["table5_momentum"] if v == "momentum"]
     claims += [_claim("no-momentum-fails", "Table 5", "training without momentum fails", m,
-                      ("w/o momentum", shared), ("with momentum", momentum)) for m in ("sts", "bucc")]
+                      ("w/o momentum", shared), ("with momentum", momentum), _paper_momentum(m))
+               for m in ("sts", "bucc")]
     return claims

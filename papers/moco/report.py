@@ -216,7 +216,8 @@ def claims(ctx: ReportContext) -> Table:
     """The paper's claims at this scale (``papers/moco/claims.py``)."""
     cfg = ctx.cfg
     return claims_table(declare(cfg), ctx, "MoCo-BERT's claims at this scale",
-                        [f"Seeds {cfg['seeds']}.", "'Larger queues help' compares consecutive Figure 2 sizes.",
+                        [where(cfg, ctx.scale, ctx.manifest),
+                         "'Larger queues help' compares consecutive Figure 2 sizes.",
                          queue_age_note(cfg, load_paper_config("moco", "paper")),
                          momentum_note(cfg, load_paper_config("moco", "paper"))])
 

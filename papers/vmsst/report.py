@@ -305,7 +305,7 @@ def claims(ctx: ReportContext) -> Table:
     """The paper's claims at this scale (``papers/vmsst/claims.py``)."""
     first = ctx.cfg["seeds"][0]
     return claims_table(declare(ctx.cfg), ctx, f"The paper's claims at scale '{ctx.scale}'", [
-        f"Seeds {ctx.cfg['seeds']}. For the Score, the items of all six of its tasks.",
+        where(ctx), "For the Score, the items of all six of its tasks.",
         "The introduction claims that the advantage *remains* at larger batches, 'especially for large models', "
         "and section 7.4 tests it: in Table 7 the 24-layer VMSST stays ahead (+5.8, +3.7, +3.1 at 2048, 4096, "
         "8192), so the claim is tested on the settings standing for 24 layers; the 6-layer models go from +1.9 to "

@@ -6,7 +6,7 @@ import pytest
 
 from common.io import read_json, write_json
 from common.report import claims_index
-from common.report.claim import Claim, NotApplicable, Side, claims_table, unseeded_side
+from common.report.claim import Claim, NotApplicable, Side, claims_table, reported, unseeded_side
 from common.report.claims import MeanOfAccuracies
 from common.report.results import Stat
 
@@ -26,16 +26,19 @@ def test_claims_table_and_records():
     a, b = side("A", "0000", "00"), side("B", "1111", "11")
     claims = [Claim("up", "toy", "Table 1", "B above A", "accuracy", a, b),
               Claim("down", "toy", "Table 2", "B below A", "accuracy", a, b, sign=-1),
-              Claim("level", "toy", "Table 3", "no direction", "accuracy", a, b, sign=0, setting="s"),
+              Claim("level", "toy", "Table 3", "no direction", "accuracy", a, b, sign=0, setting="s",
+                    reported=reported(52.5, 55.6, "6 layers")),
               Claim("skipped", "toy", "Table 4", "needs data", "accuracy", a, Side("B", missing))]
     t = claims_table(claims, SimpleNamespace(), "caption", ["a note"])
     assert [r[0] for r in t.rows] == ["B above A", "B below A", "no direction"]  # the last one left out
-    assert t.rows[0][4:] == ["A", Stat(0.0, 0.0, 2), "B", Stat(100.0, 0.0, 2), 100.0, "[100.0, 100.0]", 2, "holds"]
+    assert t.rows[0][4:] == ["A", Stat(0.0, 0.0, 2), "B", Stat(100.0, 0.0, 2), 100.0, "[100.0, 100.0]", "–", 2,
+                             "holds"]
+    assert t.rows[2][10] == "6 layers: 52.5 → 55.6 (+3.1)"  # the paper's own numbers beside ours
     assert [r[-1] for r in t.rows] == ["holds", "reversed", "no direction claimed"]
     assert t.records[2] == {"paper": "toy", "id": "level", "where": "Table 3", "statement": "no direction",
                             "metric": "accuracy", "setting": "s", "a": "A", "b": "B", "a_score": 0.0,
                             "b_score": 100.0, "difference": 100.0, "lo": 100.0, "hi": 100.0, "seeds": 2, "sign": 0,
-                            "verdict": "no direction claimed", "reason": ""}
+                            "verdict": "no direction claimed", "reason": "", "reported": "6 layers: 52.5 → 55.6 (+3.1)"}
     assert t.notes[0] == "a note"
     assert t.notes[-1] == "Not applicable at this scale: needs data (accuracy): no such languages here."
     assert (t.records[3]["verdict"], t.records[3]["reason"]) == ("not applicable here", "no such languages here")
@@ -55,6 +58,10 @@ def test_index_joins_declarations_with_the_reports_records(tmp_path):
     assert (moco["queue-beats-inbatch.sts"]["verdict"], moco["queue-beats-inbatch.sts"]["seeds"]) == ("holds", 5)
     assert moco["queue-beats-inbatch.bucc"]["verdict"] == claims_index.NOT_RUN
     assert "moco: 8 claims (holds 1, not evaluated yet 7)" in table.notes[0]  # the smoke config's sweeps
+    # the paper's column comes from the declarations, evaluated or not: MoCo-BERT's Table 5 (76.20 with momentum,
+    # -0.01 without)
+    assert moco["no-momentum-fails.sts"]["reported"] == "-0.01 → 76.2 (+76.21)"
+    assert moco["queue-beats-inbatch.sts"]["reported"] == ""  # no table of the paper has an in-batch model
     claims_index.main(["--scale", "smoke", "--figures", str(tmp_path)])
     assert len(read_json(tmp_path / "claims" / "smoke.json")["records"]) == len(records)
 
@@ -83,3 +90,12 @@ def test_unseeded_side_stands_for_every_seed():
     with pytest.raises(NotApplicable, match="no languages to score tatoeba@cosine"):
         empty.measure(SimpleNamespace(store=Store()))
 
+
+
+def test_reported_prints_the_papers_two_sides_and_their_difference():
+    """One decimal, two where the paper (or a mean of its two directions) has them; nothing where a side is not
+    reported."""
+    assert reported(90.1, 91.05, "mBERT") == "mBERT: 90.1 → 91.05 (+0.95)"
+    assert reported(56.1, 55.7) == "56.1 → 55.7 (-0.4)"
+    assert reported(0.0, 93.14) == "0.0 → 93.14 (+93.14)"
+    assert reported(None, 3.0) == ""

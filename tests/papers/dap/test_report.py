@@ -16,7 +16,8 @@ def test_claims_give_intervals_and_verdicts(tmp_path, pretrained):
     is evaluated on the first seed only, and that result stands for both seeds; one from scratch draws its weights on
     the seed, so only DAP's first seed is paired with it."""
     encoder = {"pretrained": "minilm"} if pretrained else {}
-    cfg = {"encoders": {"minilm": encoder}, "seeds": [1, 2], "ablations": {}, "ablation_seed": 1,
+    cfg = {"description": "Toy pairs.", "encoders": {"minilm": encoder}, "seeds": [1, 2], "ablations": {},
+           "ablation_seed": 1,
            "dap": {"direction": "xx2en", "rho": 1.0, "rtl_layers": 2}}
 
     def put(method, seed, deu, tp):
@@ -35,18 +36,22 @@ def test_claims_give_intervals_and_verdicts(tmp_path, pretrained):
         put("tr_tlm", seed, "0000", "0111")
         put("dap", seed, "1111", "0000")
     put("init", 1, "0000", "0111")  # the registry runs the initial encoder on the first seed only
-    ctx = ReportContext("dap", "mini", cfg, ResultStore(tmp_path, registry(cfg)), {}, {}, tmp_path)
-    rows = {(r[0], r[2]): r for r in claims(ctx).rows}
+    ctx = ReportContext("dap", "mini", cfg, ResultStore(tmp_path, registry(cfg)),
+                        {"leakage": {"dropped_total": 3}}, {}, tmp_path)
+    table = claims(ctx)
+    assert table.notes[0] == ("Ours: scale 'mini' — Toy pairs. Seeds [1, 2] (mean). "
+                              "Leakage rule dropped 3 training pairs.")  # which data trained the models
+    rows = {(r[0], r[2]): r for r in table.rows}
     latin = rows[("DAP > TR", "Tatoeba, Latin-script languages with training data")]
-    assert (latin[8], latin[9], latin[10], latin[11]) == (100.0, "[100.0, 100.0]", 2, "holds")
+    assert (latin[8], latin[9], latin[11], latin[12]) == (100.0, "[100.0, 100.0]", 2, "holds")
     trained = rows[("DAP > TR+TLM", "Tatoeba, languages with training data")]
-    assert (trained[8], trained[9], trained[11]) == (50.0, "[50.0, 50.0]", "holds")
+    assert (trained[8], trained[9], trained[12]) == (50.0, "[50.0, 50.0]", "holds")
     initial = rows[("DAP above the encoder it starts from", "Tatoeba, Latin-script languages with training data")]
-    assert (initial[8], initial[9], initial[10], initial[11]) == (
+    assert (initial[8], initial[9], initial[11], initial[12]) == (
         (100.0, "[100.0, 100.0]", 2, "holds") if pretrained else (100.0, "[100.0, 100.0]", 1, "holds on 1 seed"))
-    assert rows[("DAP > TR", "XNLI accuracy")][11] == "inconclusive"
+    assert rows[("DAP > TR", "XNLI accuracy")][12] == "inconclusive"
     bucc = rows[("DAP > TR", "BUCC test F1")]
-    assert bucc[5].mean == pytest.approx(200 * 3 / (3 + 1 + 3)) and bucc[7].mean == 0.0 and bucc[11] == "reversed"
+    assert bucc[5].mean == pytest.approx(200 * 3 / (3 + 1 + 3)) and bucc[7].mean == 0.0 and bucc[12] == "reversed"
 
 
 def test_table1_shows_what_a_training_source_adds(tmp_path):

@@ -57,21 +57,27 @@ def test_claims_give_intervals_and_verdicts(tmp_path):
         put("q64_shared", seed, sts=worse, tp="0" * 20)
     for seed in (1, 2):  # the main run is also the queue-64 point of Figure 2
         put("moco", seed, tatoeba="1111", sts=worse)
-    table = claims(SimpleNamespace(store=ResultStore(tmp_path, registry(cfg)), cfg=cfg))
+    cfg["description"] = "Toy pairs."
+    manifest = {"train_languages": ["cmn"], "leakage": {"dropped_total": 3}}
+    table = claims(SimpleNamespace(store=ResultStore(tmp_path, registry(cfg)), cfg=cfg, scale="mini",
+                                   manifest=manifest))
+    # which data trained the models, as every table says
+    assert table.notes[0].startswith("Ours: scale 'mini' — Toy pairs. Language pair cmn-en.")
+    assert "Leakage rule dropped 3 training pairs." in table.notes[0]
     rows = {(r[0], r[2]): r for r in table.rows}
     tat = rows[("queue beats in-batch negatives", "Tatoeba (both directions)")]
-    assert (tat[8], tat[9], tat[10], tat[11]) == (100.0, "[100.0, 100.0]", 2, "holds")
+    assert (tat[8], tat[9], tat[11], tat[12]) == (100.0, "[100.0, 100.0]", 2, "holds")
     aligned = rows[("training aligns the encoders (above them before training)", "Tatoeba (both directions)")]
     # 100 - 25 in both seeds (a quarter of the pairs found before training): no seed spread; the items' part, from
     # the spread of the difference over resampled pairs (sd ~ 22 for 3 of 4 pairs changed), keeps the interval above 0
-    assert (aligned[5].mean, aligned[8], aligned[10], aligned[11]) == (25.0, 75.0, 2, "holds")
-    assert rows[("queue beats in-batch negatives", "BUCC F1")][11] == "inconclusive"
-    assert rows[("larger queues help", "STS avg (wmean)")][11] == "reversed"  # queue 64 (worse STS) vs queue 32
-    assert rows[("training without momentum fails", "STS avg (wmean)")][11] == "inconclusive"  # both 'worse'
+    assert (aligned[5].mean, aligned[8], aligned[11], aligned[12]) == (25.0, 75.0, 2, "holds")
+    assert rows[("queue beats in-batch negatives", "BUCC F1")][12] == "inconclusive"
+    assert rows[("larger queues help", "STS avg (wmean)")][12] == "reversed"  # queue 64 (worse STS) vs queue 32
+    assert rows[("training without momentum fails", "STS avg (wmean)")][12] == "inconclusive"  # both 'worse'
     bucc = rows[("training without momentum fails", "BUCC F1")]
     # F1 = 2 TP / (TP + FP + gold)
     assert bucc[5].mean == 0.0 and bucc[7].mean == pytest.approx(200 * 10 / (10 + 1 + 19))
-    assert bucc[11] == "holds"  # w/o momentum finds nothing
+    assert bucc[12] == "holds"  # w/o momentum finds nothing
     record = next(r for r in table.records if r["id"] == "no-momentum-fails.bucc")  # claims.json's record
     assert (record["where"], record["a"], record["verdict"], record["seeds"]) == ("Table 5", "w/o momentum", "holds", 2)
 
