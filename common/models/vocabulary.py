@@ -113,6 +113,17 @@ def pieces_per_word(tokenizer: PreTrainedTokenizerFast, sentences: Iterable[str]
     return pieces / max(words, 1)
 
 
+def unknown_share(tokenizer: PreTrainedTokenizerFast, sentences: Iterable[str]) -> float:
+    """The share (%) of ``sentences``' pieces that are the unknown token: a word of a script the vocabulary lacks is
+    one [UNK], so its pieces per word read low before the extension and rise after it."""
+    pieces = unknown = 0
+    for s in sentences:
+        tokens = tokenizer.tokenize(s)
+        pieces += len(tokens)
+        unknown += sum(t == tokenizer.unk_token for t in tokens)
+    return 100.0 * unknown / max(pieces, 1)
+
+
 def extend_pretrained(source: str | Path, sentences: Sequence[str], out: str | Path, max_new: int,
                       languages: Mapping[str, Sequence[str]] | None = None,
                       vocab_size: int | None = None) -> dict[str, Any]:
@@ -136,7 +147,9 @@ def extend_pretrained(source: str | Path, sentences: Sequence[str], out: str | P
     extended.save_pretrained(tmp)
     report = {"source": str(source), "old_size": len(tokenizer), "added": len(pieces), "max_new": max_new,
               "pieces": pieces,
-              "pieces_per_word": {lang: {"before": pieces_per_word(tokenizer, s), "after": pieces_per_word(extended, s)}
+              "pieces_per_word": {lang: {"before": pieces_per_word(tokenizer, s), "after": pieces_per_word(extended, s),
+                                         "unknown_before": unknown_share(tokenizer, s),
+                                         "unknown_after": unknown_share(extended, s)}
                                   for lang, s in sorted((languages or {}).items())}}
     (tmp / "vocabulary.json").write_text(json.dumps(report, ensure_ascii=False, indent=1))
     shutil.rmtree(out, ignore_errors=True)

@@ -13,6 +13,7 @@ from common.models.vocabulary import (
     grow_embeddings,
     learn_pieces,
     pieces_per_word,
+    unknown_share,
     wordpiece_split,
 )
 
@@ -55,6 +56,8 @@ def test_extended_tokenizer_keeps_old_ids_and_uses_the_new_pieces(pretrained):
     assert tok.tokenize("abcd cat") == ["ab", "##cd", "cat"] and ext.tokenize("abcd cat") == ["abcd", "cat"]
     assert ext("abcd")["input_ids"] == [VOCAB.index("[CLS]"), len(VOCAB), VOCAB.index("[SEP]")]
     assert pieces_per_word(tok, ["abcd cat"]) == 1.5 and pieces_per_word(ext, ["abcd cat"]) == 1.0
+    # "xyz" has no piece in either vocabulary: one [UNK] of the three pieces ab ##cd [UNK], of the two abcd [UNK]
+    assert unknown_share(tok, ["abcd xyz"]) == pytest.approx(100 / 3) and unknown_share(ext, ["abcd xyz"]) == 50.0
     with pytest.raises(ValueError, match="already in the vocabulary"):
         extend_tokenizer(tok, ["cat"])
 
