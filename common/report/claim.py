@@ -70,7 +70,7 @@ def unseeded_side(label: str, method: str, task: str, init: str | None, seeds: S
     return Side(label, measure)
 
 
-REPORTED = "paper: A → B (B − A)"
+REPORTED_COLUMN = "paper: A → B (B − A)"
 REPORTED_NOTE = ("The paper column: the paper's own numbers for the two sides, from the table or section the "
                  "row names (papers/<p>/reported.yaml), for its setting where it reports several; '–' where no table "
                  "of the paper measures both sides (our controls, and the paper's design choices it does not test).")
@@ -163,8 +163,8 @@ def evaluate(claims: Sequence[Claim], ctx: Any) -> list[tuple[ClaimRecord, Stat 
     return out
 
 
-COLUMNS = ["claim", "where", "metric", "setting", "A", "A score", "B", "B score", "B − A", "95% CI", REPORTED,
-           "seeds", "verdict"]
+COLUMNS = ["claim", "where", "metric", "setting", "A", "A score", "B", "B score", "B − A", "95% CI",
+           REPORTED_COLUMN, "seeds", "verdict"]
 
 
 def claims_table(claims: Sequence[Claim], ctx: Any, caption: str, notes: Sequence[str] = (),

@@ -19,7 +19,7 @@ from typing import Any
 
 from common.config import ROOT, load_config, papers
 from common.io import atomic_write, read_json, write_json
-from common.report.claim import REPORTED, REPORTED_NOTE, Claim
+from common.report.claim import REPORTED_COLUMN, REPORTED_NOTE, Claim
 from common.report.tables import Table, to_markdown
 
 log = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ def index(scale: str, figures: Path) -> tuple[Table, list[dict[str, Any]]]:
     summary = "; ".join(f"{p}: {sum(c.values())} claims (" + ", ".join(f"{v} {n}" for v, n in sorted(c.items())) + ")"
                         for p, c in counts.items())
     return Table("index", f"Every paper's claims at scale '{scale}'",
-                 ["paper", "id", "where", "claim", "metric", "setting", "B − A", "95% CI", REPORTED, "seeds",
+                 ["paper", "id", "where", "claim", "metric", "setting", "B − A", "95% CI", REPORTED_COLUMN, "seeds",
                   "verdict"], rows,
                  [summary + ".", "Declared in papers/<p>/claims.py; verdicts from each paper's last report "
                   f"(figures/<p>/{scale}/claims.json), '{NOT_RUN}' where it has none. Method: common/report/claims.py.",
