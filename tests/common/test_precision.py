@@ -79,7 +79,7 @@ def test_the_training_command_line_runs_and_saves_what_the_rule_says(emulating_c
     with pytest.raises(Stop):
         cli.main(stub, argv)
     (tmp_path / "checkpoints").mkdir()
-    (tmp_path / "checkpoints" / "latest").write_text("global_step4")
+    (tmp_path / "checkpoints" / "latest").write_text("step00000004")
     (tmp_path / "training_args.json").write_text(json.dumps({"training_arguments": {"precision": "bf16"}}))
     with pytest.raises(Stop):
         cli.main(stub, argv)
