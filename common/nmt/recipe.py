@@ -40,7 +40,7 @@ from common.nmt.embedder import save_fairseq_encoder_meta
 from common.nmt.plan import FAIRSEQ_MAX_LEN
 from common.nmt.settings import NMTSettings
 from common.precision import run_precision
-from common.training.malloc import child_environment, keep_freed_memory
+from common.training.malloc import keep_freed_memory
 
 log = logging.getLogger(__name__)
 PLUGIN = Path(__file__).parent / "fairseq_plugin"
@@ -82,7 +82,7 @@ def batch_record(s: NMTSettings, fairseq_arch: bool = False) -> dict[str, Any]:
 
 def _run(cmd: list[str], log_path: Path) -> None:
     path = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
-    env = child_environment({**os.environ, "PYTHONPATH": path}, on_cpu=not torch.cuda.is_available())
+    env = {**os.environ, "PYTHONPATH": path}  # glibc's malloc defaults: common/training/malloc.py says why
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "a", encoding="utf-8") as fh:
         fh.write(" ".join(cmd) + "\n")

@@ -6,8 +6,7 @@ past a trim threshold. A training or decoding step on the CPU allocates tensors 
 vocabulary's logits: tokens x V x 4 bytes, and their gradients) and frees them before the next step. So each step
 maps fresh pages, and the kernel zero-fills every 4 kB page at its first touch: system time that grows with the
 step's largest tensors. :func:`keep_freed_memory` raises both thresholds to their largest value (``mallopt``), so
-freed blocks stay in the heap and the next step reuses them; :func:`child_environment` does the same for a child
-process (fairseq's trainer), through the variables glibc reads at start-up.
+freed blocks stay in the heap and the next step reuses them.
 
 Measured on a 2-core AVX2 AMD EPYC, one thread a job, each pair of runs side by side (docs/training.md):
 
@@ -24,7 +23,15 @@ Not changed: a process whose environment sets either variable or malloc's ``GLIB
 the user's choice wins) or preloads a library (perhaps another malloc), a C library other than glibc, and a job that
 computes on a GPU (its large tensors live in CUDA's caching allocator).
 The cost is memory: the heap keeps its largest extent, so a job's resident memory stays at its peak, and the peak
-grows where freed blocks of changing sizes fragment (NMT above: HICTL's mini jobs ask for 8 GB).
+grows where freed blocks of changing sizes fragment. fairseq's trainer, a child process, got raised thresholds through
+its environment (MALLOC_MMAP_THRESHOLD_ at 2 GB, the trim threshold out of reach) until 2026-12-06 and now keeps
+glibc's defaults: on the 2-core Intel Xeon with AMX its heap grew without bound under bf16 (presumably as each
+batch's logits take another size; not traced). HICTL's mini NMT stage 1 peaked at 15.5-16.5 GB (5.97 GB on the EPYC
+above); beside one, the random-init baseline was killed by the kernel on a 24 GB machine. That baseline, run side
+by side to 60 updates: 15.4 GB at about 600 words/s with the thresholds raised, 8.2 GB and still growing at about 580
+with a 256 MB mmap threshold, 3.5-4.1 GB at about 390 with glibc's defaults. A job that fails costs more than a
+slower one, so the trainer runs with the defaults: about 1.5x slower on that Xeon, 1.22x on the EPYC. The NMT
+recipe's own process (its translations decode there) still keeps freed memory: 6.0 GB at its peak on the Xeon.
 """
 from __future__ import annotations
 
@@ -39,10 +46,7 @@ log = logging.getLogger(__name__)
 M_TRIM_THRESHOLD = -1  # glibc's malloc.h
 M_MMAP_THRESHOLD = -3
 THRESHOLD = 2**31 - 1  # mallopt takes an int: the largest it takes (glibc 2.35 and later; older ones stop at 32 MB)
-# a child reads its thresholds as size_t: there the trim threshold can be out of reach. At 2 GB, fairseq's stage 1
-# (peak 5.6 GB) still gave memory back and took it again: 22 M page faults over the job; out of reach, 1.6 M
-CHILD = {"MALLOC_MMAP_THRESHOLD_": str(THRESHOLD), "MALLOC_TRIM_THRESHOLD_": str(2**50)}
-VARIABLES = tuple(CHILD)
+VARIABLES = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")  # glibc reads them at start-up: the user's choice
 
 
 def _why_not(on_cpu: bool, environ: Mapping[str, str]) -> str | None:
@@ -72,10 +76,3 @@ def keep_freed_memory(on_cpu: bool) -> bool:
     log.info("malloc thresholds at %d bytes: %s", THRESHOLD,
              ", ".join(f"{name} {'set' if ok else 'refused'}" for name, ok in took.items()))
     return all(took.values())
-
-
-def child_environment(environ: Mapping[str, str], on_cpu: bool) -> dict[str, str]:
-    """``environ`` for a child process, with both thresholds raised where :func:`keep_freed_memory` would."""
-    if _why_not(on_cpu, environ) is not None:
-        return dict(environ)
-    return {**environ, **CHILD}

@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from common.training.malloc import CHILD, VARIABLES, child_environment
-
 ROOT = Path(__file__).resolve().parents[3]
 GLIBC = platform.libc_ver()[0] == "glibc" and hasattr(ctypes.CDLL(None), "mallinfo2")  # glibc 2.33 and later
 pytestmark = pytest.mark.skipif(not GLIBC, reason="glibc's malloc with mallinfo2")
@@ -47,15 +45,3 @@ def test_a_large_freed_block_stays_in_the_heap_once_freed_memory_is_kept(where):
         assert kept == "True" and allocated[0] == 0 and allocated[1] >= 600 and freed[1] >= 600
     else:  # glibc's default: its own mapping, unmapped when freed
         assert kept == "False" and allocated[0] >= 600 and freed[0] == 0
-
-
-def test_a_child_process_keeps_freed_memory_through_its_environment():
-    kept, allocated, freed = probe("gpu", CHILD)  # this process changes nothing: the variables alone do it
-    assert kept == "False" and allocated[0] == 0 and freed[1] >= 600
-
-
-def test_a_child_gets_both_variables_on_the_cpu_only_and_never_over_the_users():
-    assert child_environment({"A": "1"}, on_cpu=True) == {"A": "1", **CHILD} and set(CHILD) == set(VARIABLES)
-    assert child_environment({"A": "1"}, on_cpu=False) == {"A": "1"}
-    for mine in ({"MALLOC_TRIM_THRESHOLD_": "0"}, {"GLIBC_TUNABLES": "glibc.malloc.trim_threshold=0"}):
-        assert child_environment(mine, on_cpu=True) == mine
