@@ -83,12 +83,12 @@ def test_claims_give_intervals_and_verdicts(tmp_path):
 
 
 def test_every_seed_only_for_the_runs_a_claim_compares():
-    """Mini's 3 seeds go to the runs the claims pair; MoCo-BERT+NLI (no claim) and the ablations take the first."""
+    """Mini's 5 seeds go to the runs the claims pair; MoCo-BERT+NLI (no claim) and the ablations take the first."""
     from common.config import load_paper_config
 
     cfg = load_paper_config("moco", "mini")
     reg = registry(cfg)
-    assert reg.seeds("moco", "pair") == reg.seeds("inbatch", "pair") == reg.seeds("q32", "pair") == [1, 2, 3]
-    assert reg.seeds("init", "pair") == reg.seeds("q64_shared", "pair") == [1, 2, 3]
+    assert reg.seeds("moco", "pair") == reg.seeds("inbatch", "pair") == reg.seeds("q32", "pair") == [1, 2, 3, 4, 5]
+    assert reg.seeds("init", "pair") == reg.seeds("q64_shared", "pair") == [1, 2, 3, 4, 5]
     assert reg.seeds("moco_nli", "pair") == reg.seeds("q64_t0.1", "pair") == [1]
-    assert sum(1 for r in reg if "tatoeba@cosine" in r.tasks) == 7 * 3 + 7  # 7 compared runs, 7 on one seed
+    assert sum(1 for r in reg if "tatoeba@cosine" in r.tasks) == 7 * 5 + 7  # 7 compared runs, 7 on one seed
