@@ -30,7 +30,7 @@ from common.report.claim import claims_table
 from common.report.cli import main
 from common.report.context import ReportContext
 from common.report.figures import plt, save
-from common.report.tables import Table
+from common.report.tables import Table, leakage_note
 from papers.hictl.claims import nmt_declare
 from papers.hictl.names import LABEL, NAMES, TEST_LABELS, arrow
 from papers.hictl.report import HERE
@@ -87,7 +87,8 @@ def encoder_note(ctx) -> str:
             "additive operation'; no scale given): the cosine between the encoder's final [CLS] state and each "
             "word's input embedding, added at scale 1 (our choice: a bias in [-1, 1] shifts no logit by more than "
             "the unscaled similarity the paper describes, and the decoder's output layer can outweigh it; "
-            "common/nmt/fairseq_plugin/model.py). " + batch_note(ctx))
+            "common/nmt/fairseq_plugin/model.py). " + batch_note(ctx)
+            + " The encoders' pre-training corpus: " + leakage_note(ctx.manifest))
 
 
 def batch_note(ctx) -> str:
@@ -148,7 +149,7 @@ def table_tests(ctx, labels: dict[str, str]) -> Table:
                  ["setting", "system", "model", "pair", "test set", "sacreBLEU", "tokenized BLEU", "sentences",
                   "decoding"], rows, [scoring_note(ctx), "tokenized BLEU: multi-bleu on Moses-tokenized text "
                                       "(common/nmt/bleu.py).", "Decoding: section 4.2's beam 4 / length penalty 0.6 "
-                                      "for WMT'14 En->De, beam 5 / 1.0 otherwise."])
+                                      "for WMT'14 En->De, beam 5 / 1.0 otherwise.", encoder_note(ctx)])
 
 
 def scoring_note(ctx) -> str:
@@ -181,7 +182,7 @@ def table4(ctx, labels: dict[str, str]) -> Table:
              "Ours: WMT'14 En->De / En->Fr (4.5M / 36M pairs) are paper-scale data; at this scale the paper's "
              "numbers only."]
     if ours:
-        notes.append(bleu_note(ctx))
+        notes += [bleu_note(ctx), encoder_note(ctx)]
     return Table("table4_high_resource", "Table 4: BLEU on high-resource pairs (WMT'14)",
                  ["model", "source", *cols, *extra], rows, notes)
 
@@ -213,7 +214,7 @@ def table6(ctx, labels: dict[str, str]) -> Table:
              "Ours: " + ("the first test set of each pair; random init is the paper's 'always near 0' reference."
                          if transfer else "not run at this scale.")]
     if ours:
-        notes.append(bleu_note(ctx))
+        notes += [bleu_note(ctx), encoder_note(ctx)]
     if transfer and ctx.scale not in PAPER_SCALES:
         notes.append("Unlike the paper's It/Nl, our transfer languages are in the pre-training corpus with English "
                      "translations (the sentence-level CTL aligned them); the NMT stages never see their bi-text.")

@@ -187,6 +187,21 @@ def test_table_6_says_how_its_bleu_was_scored_where_it_has_our_rows(tmp_path):
     table = table6(ctx, {})
     assert any(row[2] == "ours" and 1.5 in row for row in table.rows)
     assert bleu_note(ctx) in table.notes and "signatures in table_nmt_tests" in bleu_note(ctx)
+    assert any("The encoders' pre-training corpus: Leakage rule" in n for n in table.notes)  # issue 35
     ctx.cfg = {**ctx.cfg, "nmt": {**ctx.cfg["nmt"], "settings": {
         k: v for k, v in ctx.cfg["nmt"]["settings"].items() if not k.startswith("transfer")}}}
     assert bleu_note(ctx) not in table6(ctx, {}).notes  # no rows of ours: nothing was scored
+
+
+def test_the_nmt_tables_say_which_sources_pre_trained_their_encoders():
+    """Issue 35: every table says which sources trained its model; an NMT table's models start from encoders
+    pre-trained on the paper's corpus, whose staged sources and leakage counts its notes give."""
+    from papers.hictl.report_nmt import encoder_note
+
+    ctx = _ctx("mini")
+    ctx.results = "unused"
+    ctx.manifest = {"kind": "mini", "leakage": {"dropped_total": 3, "by_source": {
+        "anki_pairs": {"spa": {"taken": 20000, "leaked": 3}}}}}
+    assert encoder_note(ctx).endswith(
+        "The encoders' pre-training corpus: Leakage rule dropped 3 training pairs. Staged parallel sources trained "
+        "on (pairs taken, of which dropped as leaked): anki_pairs: spa 20,000 (3).")
