@@ -12,12 +12,13 @@ Transformer's.
 from __future__ import annotations
 
 import argparse
+import importlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from common.config import PAPER_SCALES, load_leaderboard_config
+from common.config import PAPER_SCALES, ROOT, load_leaderboard_config, load_yaml
 from common.eval.tasks import get_task
 from common.io import read_json
 from common.leaderboard import nmt as lbnmt
@@ -115,15 +116,40 @@ def scoring(runs: dict[str, dict[str, Any]]) -> str:
     return text + "; case: " + "; ".join(sorted(cases)) + "."
 
 
+PaperRow = tuple[str, str, str, dict[str, float]]  # (the paper's source, its row, its basis, task -> its number)
+
+
+def paper_rows(ctx: ReportContext, rows: list[str]) -> dict[str, PaperRow]:
+    """The paper's own numbers for each method row whose paper reports that method on this leaderboard's basis (its
+    encoder, and per task the paper's test data). A paper opts in with ``leaderboard_reported(reported, init,
+    variant, manifest)`` in ``papers/<p>/report.py``, as papers/dap/report.py does for its methods from mBERT or
+    XLM-R; the other papers report their methods on encoders, corpora or task sets this leaderboard does not use."""
+    init = next(iter(ctx.cfg["encoders"]))
+    out: dict[str, PaperRow] = {}
+    for row in rows:
+        m = METHODS.get(row)
+        if m is None:  # the NMT column's random-init row
+            continue
+        hook = getattr(importlib.import_module(f"papers.{m.paper}.report"), "leaderboard_reported", None)
+        if hook is None:
+            continue
+        reported = load_yaml(ROOT / "papers" / m.paper / "reported.yaml")
+        found = hook(reported, init, m.variant, ctx.manifest)
+        if found:
+            out[row] = (reported["source"], *found)
+    return out
+
+
 def label(row: str) -> str:
     return "random-init Transformer (NMT only)" if row == nmtplan.RANDOM else METHODS[row].label
 
 
 def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None, runs: dict[str, dict[str, Any]]) -> Table:
     cols = columns(ctx, nmt)
-    rows = []
+    papers = paper_rows(ctx, list(values))
+    rows: list[list[str | float | None]] = []
     for m, per_col in values.items():
-        cells: list[str | float] = []
+        cells: list[str | float | None] = []
         for c in cols:
             value = per_col[c]
             if value is None or isinstance(value, str):  # not applicable, or NOT_RUN
@@ -132,6 +158,9 @@ def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None, runs: 
             d, per_seed = value
             cells += [d.mean, f"[{d.lo:.1f}, {d.hi:.1f}]", " / ".join(f"{x:.1f}" for x in per_seed)]
         rows.append([label(m), *cells])
+        if m in papers:
+            source, name, _, numbers = papers[m]
+            rows.append([f"paper: {name} ({source})", *[x for c in cols for x in (numbers.get(c), None, None)]])
     tasks = ctx.cfg["tasks"]
     notes = [f"Scale '{ctx.scale}': {ctx.cfg['description'].strip()}",
              f"Every method: encoder '{next(iter(ctx.cfg['encoders']))}', {ctx.cfg['training']['max_steps']} steps x "
@@ -145,6 +174,12 @@ def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None, runs: 
              "comparisons." + ("" if ctx.scale in PAPER_SCALES else
                                f" At this scale its runs take minutes, and a claim on runs that short needs at least "
                                f"{CLAIM_MIN_SEEDS} seeds (here {len(ctx.cfg['seeds'])}).")]
+    if papers:
+        bases = "; ".join(dict.fromkeys(basis for _, _, basis, _ in papers.values()))
+        notes.append("'paper:' rows: the paper's own number where it reports the method on this leaderboard's basis "
+                     f"(its encoder and, per task, its test data; papers/<p>/reported.yaml): {bases}; '–' where the "
+                     "paper's basis differs. A method without one: its paper reports it on another encoder, corpus or "
+                     "task set, and its numbers stand beside ours in that paper's own tables.")
     if any(c is None for per_col in values.values() for c in per_col.values()):
         notes.append("n/a: the task needs one shared encoder to fine-tune; the method's model has language-specific "
                      "encoders.")

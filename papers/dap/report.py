@@ -50,6 +50,42 @@ def paper_models(init: str) -> list[str]:
     return [PAPER_INIT[init]] if init in PAPER_INIT else ["mBERT", "XLM-R"]
 
 
+# Table 3's basis: BUCC 2018's four pairs, the threshold tuned on the training split and F1 on the test split
+TABLE3_BUCC = {"pairs": ["de", "fr", "ru", "zh"], "splits": {"tune": "training", "test": "test"}}
+
+
+LEADERBOARD_BASIS = ("DAP's Tables 1 (XTREME's 36 Tatoeba languages, both directions averaged), 3 (BUCC test F1 "
+                     "with the training split's threshold, its four pairs) and 4 (XNLI, its 15 languages' average)")
+
+
+def leaderboard_reported(reported: dict[str, Any], init: str, variant: str,
+                         manifest: dict[str, Any]) -> tuple[str, str, dict[str, float]] | None:
+    """DAP's own numbers for a leaderboard row of its methods (TR, TR+TLM, DAP, the initial encoder) where the row
+    stands on the paper's basis (the paper-scale leaderboard trains them from XLM-R base on DAP's corpus at DAP's
+    budget, common/leaderboard/config/paper.yaml): the encoder one of the paper's (``PAPER_INIT``), and per task
+    the paper's data: Table 1's XTREME 36, both directions averaged (tatoeba@cosine, whose main score is that mean
+    when the corpus holds exactly the 36); Table 3's BUCC test F1 with the training split's threshold, averaged
+    over its four pairs (bucc@ratio-k4, with the test gold); Table 4's average over its 15 XNLI languages. Returns
+    (the paper's row, :data:`LEADERBOARD_BASIS`, task -> number), or None where no task stands on that basis."""
+    if init not in PAPER_INIT or variant not in LABEL:
+        return None
+    pm = PAPER_INIT[init]
+    out: dict[str, float] = {}
+    t1 = reported["table1_tatoeba"]
+    both = [t1[d].get(paper_key(pm, variant), [None] * 3)[2] for d in ("xx2en", "en2xx")]
+    if sorted(manifest.get("tatoeba_languages", [])) == sorted(XTREME_36) and None not in both:
+        out[TATOEBA] = sum(both) / 2
+    f1 = reported["table3_bucc_test"].get(paper_key(pm, variant), {}).get("avg_f1")
+    if (sorted(manifest.get("bucc_pairs", [])) == TABLE3_BUCC["pairs"]
+            and manifest.get("bucc_splits") == TABLE3_BUCC["splits"] and f1 is not None):
+        out[BUCC] = f1
+    xnli = reported["table4_xnli"]
+    row = xnli.get(paper_key(pm, variant, recomputed=False))
+    if sorted(manifest.get("nli_languages", [])) == sorted(xnli["languages"]) and row:
+        out[XNLI] = row[-1]  # the row's last value is its average
+    return (paper_key(pm, variant), LEADERBOARD_BASIS, out) if out else None
+
+
 def section5_tatoeba(ctx: ReportContext) -> tuple[str, str]:
     """Section 5's Tatoeba number: mean over the 36 XTREME languages and both directions, or over
     every evaluated language when the 36 are not all present (smoke scale): (metric path, name)."""

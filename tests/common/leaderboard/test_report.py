@@ -100,3 +100,41 @@ def test_the_nmt_note_gives_each_sacrebleu_signature_and_the_case(tmp_path):
     two = scoring(nmt_results(ctx, nmt))
     assert two.startswith(f"sacreBLEU signatures: {sig} (DAP") and "tok:zh" in two and two.endswith(
         "case: cased; lower-cased: the model's vocabulary is uncased.")
+
+
+def test_paper_rows_stand_beside_dap_methods_only_on_the_papers_basis():
+    """Every table puts the paper's number beside ours where the paper has one on the same basis: at paper scale the
+    leaderboard trains DAP's methods from XLM-R base on DAP's corpus, so TR gets DAP's XLM-R+TR row (Table 1's 36,
+    both directions: (91.6 + 86.4) / 2 = 89.0; Table 3's BUCC test average 83.1; Table 4's XNLI average 73.1); a
+    BUCC on the public splits (threshold on sample, F1 on training) is not Table 3's basis, MiniLM not the paper's
+    encoder, and MoCo-BERT's paper reports no such row."""
+    from types import SimpleNamespace
+
+    from common.languages import XTREME_36
+    from common.leaderboard.report import table
+
+    tasks = ["tatoeba@cosine", "bucc@ratio-k4", "xnli@zero-shot"]
+    manifest = {"leakage": {"dropped_total": 0}, "tatoeba_languages": sorted(XTREME_36),
+                "bucc_pairs": ["de", "fr", "ru", "zh"], "bucc_splits": {"tune": "training", "test": "test"},
+                "nli_languages": ["ar", "bg", "de", "el", "en", "es", "fr", "hi", "ru", "sw", "th", "tr", "ur", "vi",
+                                  "zh"]}
+    ctx = SimpleNamespace(scale="paper", manifest=manifest, cfg={
+        "description": "d", "encoders": {"xlmr": {}}, "seeds": [1], "tasks": tasks,
+        "training": {"max_steps": 10, "global_batch_size": 4}})
+    d = cell("tatoeba@cosine", [tatoeba("11", "11", 100.0)])
+    ours = {t: (d, [100.0]) for t in tasks}
+    t = table(ctx, {"tr": ours, "moco": {**ours, "xnli@zero-shot": None}}, None, {})
+    assert [r[0] for r in t.rows] == ["TR (in-batch translation ranking)",
+                                      "paper: XLM-R+TR (Li et al. 2023 (DAP), ACL)",
+                                      "MoCo-BERT (dual momentum contrast)"]
+    assert t.rows[1][1:] == [pytest.approx(89.0), None, None, 83.1, None, None, 73.1, None, None]
+    assert any(n.startswith("'paper:' rows") and "DAP's Tables 1" in n for n in t.notes)
+    # the initial encoder: the authors' own run of XLM-R in Tables 1 and 3, Table 4's XLM-R row
+    init = table(ctx, {"init": ours}, None, {}).rows[1]
+    assert init[0] == "paper: XLM-R (recomputed) (Li et al. 2023 (DAP), ACL)"
+    assert init[1:] == [pytest.approx(54.3), None, None, 57.6, None, None, 73.7, None, None]
+    manifest["bucc_splits"] = {"tune": "sample", "test": "training"}
+    assert table(ctx, {"tr": ours}, None, {}).rows[1][4] is None
+    ctx.cfg["encoders"] = {"minilm": {}}
+    mini = table(ctx, {"tr": ours}, None, {})
+    assert len(mini.rows) == 1 and not any(n.startswith("'paper:'") for n in mini.notes)
