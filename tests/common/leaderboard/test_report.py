@@ -115,7 +115,7 @@ def test_paper_rows_stand_beside_dap_methods_only_on_the_papers_basis():
 
     tasks = ["tatoeba@cosine", "bucc@ratio-k4", "xnli@zero-shot"]
     manifest = {"leakage": {"dropped_total": 0}, "tatoeba_languages": sorted(XTREME_36),
-                "bucc_pairs": ["de", "fr", "ru", "zh"], "bucc_splits": {"tune": "training", "test": "test"},
+                "bucc_pairs": ["de-en", "fr-en", "ru-en", "zh-en"], "bucc_splits": {"tune": "training", "test": "test"},
                 "nli_languages": ["ar", "bg", "de", "el", "en", "es", "fr", "hi", "ru", "sw", "th", "tr", "ur", "vi",
                                   "zh"]}
     ctx = SimpleNamespace(scale="paper", manifest=manifest, cfg={
@@ -135,6 +135,8 @@ def test_paper_rows_stand_beside_dap_methods_only_on_the_papers_basis():
     assert init[1:] == [pytest.approx(54.3), None, None, 57.6, None, None, 73.7, None, None]
     manifest["bucc_splits"] = {"tune": "sample", "test": "training"}
     assert table(ctx, {"tr": ours}, None, {}).rows[1][4] is None
-    ctx.cfg["encoders"] = {"minilm": {}}
+    ctx.scale = "rehearsal"  # the paper's path on tiny stand-ins of its encoder: not the paper's models
+    assert len(table(ctx, {"tr": ours}, None, {}).rows) == 1
+    ctx.scale, ctx.cfg["encoders"] = "mini", {"minilm": {}}
     mini = table(ctx, {"tr": ours}, None, {})
     assert len(mini.rows) == 1 and not any(n.startswith("'paper:'") for n in mini.notes)
