@@ -125,10 +125,11 @@ def paper_rows(ctx: ReportContext, rows: list[str]) -> dict[str, PaperRow]:
     variant, manifest)`` in ``papers/<p>/report.py``, as papers/dap/report.py does for its methods from mBERT or
     XLM-R; the other papers report their methods on encoders, corpora or task sets this leaderboard does not use.
     Only at scale 'paper': the rehearsal runs the same path on tiny stand-ins of the paper's encoder."""
-    init = next(iter(ctx.cfg["encoders"]))
     out: dict[str, PaperRow] = {}
     if ctx.scale != "paper":
         return out
+    init = next(iter(ctx.cfg["encoders"]))
+    reported: dict[str, dict[str, Any]] = {}  # paper -> its reported.yaml, read once
     for row in rows:
         m = METHODS.get(row)
         if m is None:  # the NMT column's random-init row
@@ -136,10 +137,11 @@ def paper_rows(ctx: ReportContext, rows: list[str]) -> dict[str, PaperRow]:
         hook = getattr(importlib.import_module(f"papers.{m.paper}.report"), "leaderboard_reported", None)
         if hook is None:
             continue
-        reported = load_yaml(ROOT / "papers" / m.paper / "reported.yaml")
-        found = hook(reported, init, m.variant, ctx.manifest)
+        if m.paper not in reported:
+            reported[m.paper] = load_yaml(ROOT / "papers" / m.paper / "reported.yaml")
+        found = hook(reported[m.paper], init, m.variant, ctx.manifest)
         if found:
-            out[row] = (reported["source"], *found)
+            out[row] = (reported[m.paper]["source"], *found)
     return out
 
 
