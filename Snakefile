@@ -6,6 +6,7 @@
 #   snakemake claims --cores 2                               # every paper's claims and verdicts -> figures/claims/
 #   snakemake bench/all --cores 2                            # speed against the peers -> figures/bench/<machine>/
 #   snakemake papers/dap/all --cores 2 --config scale=rehearsal   # the paper scale's code paths on a CPU
+#   snakemake data --cores 2 --config data_root=DIR          # data_root rebuilt from its public sources
 # Each experiment is a module; its rules are prefixed with its name (dap_train, moco_report, leaderboard_all, ...).
 import os
 import sys
@@ -29,6 +30,7 @@ os.environ["HF_HOME"] = os.path.join(os.environ["XLING_CACHE"], "hf")
 os.environ["HF_HUB_OFFLINE"] = "1"
 
 include: "common/workflow/rules/downloads.smk"
+include: "common/workflow/rules/data.smk"
 # Every paper is a folder with a workflow (papers/<p>/workflow/Snakefile), found here: adding a paper adds a folder,
 # removing it removes the folder. The leaderboard and the benchmarks are experiments of their own.
 PAPERS = papers()
