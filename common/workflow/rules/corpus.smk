@@ -1,11 +1,20 @@
 # Corpus preparation (every experiment): training pairs after the leakage rule, the mini-scale
 # BUCC-style benchmark, and a manifest of the evaluation sets.
 from common.training.provenance import digest
+from common.workflow import data_root as data_root_check
+
+
+def data_root_checked(wc):
+    """No input: every file this corpus job reads in place (data_root's folders, a config's own files) is there,
+    checked while the DAG is built, so a dry run stops as a run would (common/workflow/data_root.py)."""
+    return data_root_check.check(data_root_check.corpus_reads(CFG, config["data_root"]), config["data_root"],
+                                 f"{EXPERIMENT}'s corpus job at scale {SCALE}")
 
 
 rule corpus:
     input:
         download_inputs(config),
+        data_root=data_root_checked,
     output:
         manifest=f"{P.corpus}/manifest.json",
         leakage=f"{P.corpus}/leakage.json",

@@ -64,7 +64,8 @@ def test_snakemake_data_rebuilds_every_folder_byte_for_byte(tmp_path):
     cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(tmp_path / "work"), "data",
            "--cores", "2"]
     with MirrorServer(www) as server:
-        config = ["--config", f"data_root={data}", f"cache_root={tmp_path / 'cache'}", f"download_base_url={server.url}"]
+        config = ["--config", f"data_root={data}", f"cache_root={tmp_path / 'cache'}",
+                  f"download_base_url={server.url}"]
         env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the jobs import this checkout's modules
         proc = subprocess.run([*cmd, *config], capture_output=True, text=True, timeout=900, env=env)
         assert proc.returncode == 0, proc.stderr[-3000:]
@@ -161,7 +162,8 @@ def test_a_sources_entry_without_a_pin_or_a_path_is_refused(tmp_path):
 
 def test_derivations_by_hand():
     """The three conversions on a few lines worked out by hand."""
-    assert rb.anki_pairs("Hi. \tSalut.\tCC-BY #1\r\n\nGo.\t\tCC\nRun!\tCours !\n", "x") == "Hi.\tSalut.\nRun!\tCours !\n"
+    anki = "Hi. \tSalut.\tCC-BY #1\r\n\nGo.\t\tCC\nRun!\tCours !\n"
+    assert rb.anki_pairs(anki, "x") == "Hi.\tSalut.\nRun!\tCours !\n"
     with pytest.raises(rb.RebuildError, match=r"^x:2: expected english<TAB>foreign"):
         rb.anki_pairs("a\tb\nonly one column\n", "x")
     assert rb.ntrex_pairs("One.\r\nTwo\tparts\r\n", " Eins.\nZwei\n", ("en", "de")) == "One.\tEins.\nTwo parts\tZwei\n"
