@@ -89,7 +89,10 @@ def _wmt_pairs(root: Path, name: str) -> list[tuple[str, str]]:
     return [(a, b) if trg == "en" else (b, a) for a, b in rows]
 
 
-def prepare_mini(out: Path, data_root: Path, spec: dict[str, Any]) -> dict[str, Any]:
+def prepare_mini(out: Path, data_root: Path, spec: dict[str, Any],
+                 own: dict[str, dict[str, list[tuple[str, str]]]] | None = None) -> dict[str, Any]:
+    """The mini corpus; ``own``: more training sources (source -> language -> pairs), taken as the staged ones
+    are (the ``files`` kind's pairs, :mod:`common.data.corpus_files`)."""
     data_root = Path(data_root)
     questions = xquad_questions.build(out / "questions", data_root)
     evals_by_source = evaluation_sentences(data_root)
@@ -104,7 +107,7 @@ def prepare_mini(out: Path, data_root: Path, spec: dict[str, Any]) -> dict[str, 
     # a set that is training data in this corpus (VMSST trains on XNLI dev translations; it reports no XNLI)
     for source in spec.get("not_evaluated", []):
         evals_by_source.pop(source)
-    staged = staged_sources(data_root, spec)
+    staged = staged_sources(data_root, spec) | (own or {})
     sourced = _sourced_training_pairs(data_root, spec, evals_by_source, staged)
     # BUCC-style benchmark from held-out real translations (common.data.bucc_mini); its distractors avoid every
     # training sentence and every other evaluation set (a distractor seen elsewhere is no distractor)

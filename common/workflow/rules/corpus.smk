@@ -1,5 +1,8 @@
 # Corpus preparation (every experiment): training pairs after the leakage rule, the mini-scale
 # BUCC-style benchmark, and a manifest of the evaluation sets.
+import json
+import shlex
+
 from common.training.provenance import digest
 from common.workflow import data_root as data_root_check
 
@@ -25,6 +28,7 @@ rule corpus:
         out=P.corpus,
         source=download_args(config),
         settings=digest(CFG["corpus"]),  # the module reads the config's corpus section: an edit reruns it
+        corpus=f"--corpus {shlex.quote(json.dumps(config['corpus']))}" if config.get("corpus") else "",
     resources:  # at paper scale mem_mb from the census (common/census/corpus.py)
         **train_resources(CFG, EXPERIMENT, job=lambda wc: "corpus", ranks=1, stage="corpus"),
     log:
@@ -33,4 +37,4 @@ rule corpus:
         P.bench("corpus")
     shell:
         "python -m common.data.corpus --experiment {params.experiment} --scale {params.scale} "
-        "--data-root {params.data_root} --out {params.out} {params.source} > {log} 2>&1"
+        "--data-root {params.data_root} --out {params.out} {params.source} {params.corpus} > {log} 2>&1"
