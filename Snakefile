@@ -7,11 +7,13 @@
 #   snakemake bench/all --cores 2                            # speed against the peers -> figures/bench/<machine>/
 #   snakemake papers/dap/all --cores 2 --config scale=rehearsal   # the paper scale's code paths on a CPU
 #   snakemake data --cores 2 --config data_root=DIR          # data_root rebuilt from its public sources
+#   snakemake site --cores 1                                 # the figures as a static site: site/index.html
 # Each experiment is a module; its rules are prefixed with its name (dap_train, moco_report, leaderboard_all, ...).
 import os
 import sys
 
 from common.config import LEADERBOARD, papers, workflow_config
+from common.report.site import stamp as site_stamp
 from common.workflow.paths import download_args, download_inputs
 
 # Rules call `python -m ...`: make that the interpreter running Snakemake (the project's venv).
@@ -75,6 +77,20 @@ rule preflight:  # every experiment's preflight: `snakemake preflight --config s
         "python -m common.workflow.preflight --experiment {params.experiments} --scale {config[scale]} "
         "--data-root {config[data_root]} --results-root {config[results_root]} --cache-root {config[cache_root]} "
         "{params.source} {params.gpu_kind} 2>&1 | tee {log}"
+
+
+rule site:  # the results to browse, one page each, no server: open site/index.html (common/report/site.py)
+    output:  # the site's stamp names the figures it was written from: a changed figure makes this rule run again
+        f"site/{site_stamp(config['figures_root'])}",
+    params:
+        figures=config["figures_root"],
+    log:
+        "logs/site.log",
+    benchmark:
+        "benchmarks/site.tsv"
+    localrule: True
+    shell:
+        "python -m common.report.site --figures {params.figures:q} --out site > {log:q} 2>&1"
 
 
 def census_reads(wc):
