@@ -44,6 +44,9 @@ log = logging.getLogger(__name__)
 SOURCES = Path(__file__).with_name("sources.yaml")
 RAW_HOST = "https://raw.githubusercontent.com"
 DERIVATIONS = ("copy", "archive", "anki", "ntrex", "bible")
+FOLDER_KEYS = {"title", "license", "derivation", "notes", "repository", "commit", "path", "derive", "archive",
+               "member_prefix", "english", "files"}
+FILE_KEYS = {"sha256", "derive", "repository", "commit", "path", "archive", "member", "blob"}  # blob: provenance
 REBUILD_COMMAND = "snakemake data --cores 2 --config data_root={data_root}"
 _FIELD_BREAKS = re.compile(r"[\t\r\n]")
 # a transfer that failed after the downloader's retries (it resumes from the bytes received when run again)
@@ -129,12 +132,16 @@ def load_sources(path: str | Path = SOURCES) -> dict[str, Folder]:
 
 
 def _folder(name: str, f: dict[str, Any], where: str) -> Folder:
+    if unknown := sorted(set(f) - FOLDER_KEYS):
+        raise ValueError(f"{where}: unknown keys {unknown}; expected some of {sorted(FOLDER_KEYS)}")
     english = f.get("english")  # ntrex: the English source's path; bible: the KJV's repository, commit and books
     books = {code: Source(english["repository"], english["commit"], file)
              for code, file in english.get("books", {}).items()} if isinstance(english, dict) else {}
     files = []
     for fname, entry in f["files"].items():
         spec = {"sha256": entry} if isinstance(entry, str) else dict(entry)
+        if unknown := sorted(set(spec) - FILE_KEYS):
+            raise ValueError(f"{where}/files/{fname}: unknown keys {unknown}; expected some of {sorted(FILE_KEYS)}")
         derive = spec.get("derive", f.get("derive", "copy"))
         if derive not in DERIVATIONS:
             raise ValueError(f"{where}/files/{fname}: unknown derive {derive!r}; expected one of {DERIVATIONS}")

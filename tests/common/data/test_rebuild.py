@@ -158,6 +158,9 @@ def test_a_sources_entry_without_a_pin_or_a_path_is_refused(tmp_path):
     bad.write_text(bad.read_text().replace("nothex", "a" * 64))
     with pytest.raises(ValueError, match=r"folders/x/files/f.txt: no path"):
         rb.load_sources(bad)
+    bad.write_text(bad.read_text().replace(f"f.txt: {'a' * 64}", f"f.txt: {{sha256: {'a' * 64}, pth: y}}"))
+    with pytest.raises(ValueError, match=r"folders/x/files/f.txt: unknown keys \['pth'\]"):
+        rb.load_sources(bad)
 
 
 def test_derivations_by_hand():
