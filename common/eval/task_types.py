@@ -17,6 +17,7 @@ from typing import Any
 
 import torch
 
+from common.eval import progress
 from common.eval.tasks import Task, paper_modules
 from common.models.embedder import Embedder, load_embedder
 from common.registry import registrar
@@ -42,8 +43,9 @@ class EvalContext:
     batch_size: int = 128
     precision: str = "fp32"  # encoder autocast during evaluation (recorded in every results JSON)
     cache: bool = False
-    _embedder: Embedder | None = None
-    _cache: dict[tuple[str, str, int], torch.Tensor] = field(default_factory=dict)
+    _embedder: Embedder | None = None  # set directly for a model from outside (common.models.embedder.load_model)
+    _cache: dict[tuple[str, str, int, str], torch.Tensor] = field(default_factory=dict)
+    prompt: str | None = None  # put before every sentence (a model's declared prompt for the running task)
 
     @property
     def embedder(self) -> Embedder:
@@ -51,13 +53,23 @@ class EvalContext:
             self._embedder = load_embedder(self.model_dir, self.batch_size, precision=self.precision)
         return self._embedder
 
+    def use_prompt(self, prompt: str | None) -> None:
+        self.prompt = prompt or None
+        self.embedder.use_prompt(self.prompt)
+
+    def _encode(self, sentences: list[str], lang: str) -> torch.Tensor:
+        tracker = progress.active()
+        tracker.start(f"embedding {len(set(sentences)):,} {lang} sentences", len(set(sentences)))
+        self.embedder.on_batch = tracker.advance
+        return self.embedder.encode(sentences, lang)
+
     def encode(self, sentences: list[str], lang: str) -> torch.Tensor:
         """(N, D) embeddings of ``sentences`` in language ``lang`` (cached when ``cache``)."""
         if not self.cache:
-            return self.embedder.encode(sentences, lang)
-        key = (lang, hashlib.sha256("\n".join(sentences).encode()).hexdigest(), len(sentences))
+            return self._encode(sentences, lang)
+        key = (lang, hashlib.sha256("\n".join(sentences).encode()).hexdigest(), len(sentences), self.prompt or "")
         if key not in self._cache:
-            self._cache[key] = self.embedder.encode(sentences, lang)
+            self._cache[key] = self._encode(sentences, lang)
         return self._cache[key]
 
 

@@ -204,7 +204,7 @@ def save_dual_encoder(encoders: dict[str, tuple[SentenceEncoder, object]], out_d
     other language), then embedder.json."""
     out_dir = Path(out_dir)
     for side, (encoder, tokenizer) in encoders.items():
-        save_sentence_encoder(encoder, tokenizer, out_dir / side, max_length,  # type: ignore[arg-type]
+        save_sentence_encoder(encoder, tokenizer, out_dir / side, max_length,
                               normalize=normalize)
     routes = {side: [st_format.Module(m.name, f"{side}/{m.path}".rstrip("/"))
                      for m in st_format.read_modules(out_dir / side)] for side in sorted(encoders)}

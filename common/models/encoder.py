@@ -283,7 +283,8 @@ class SentenceEncoder(nn.Module):
             tokenizer.save_pretrained(out_dir)
         (out_dir / "1_Pooling").mkdir(parents=True, exist_ok=True)
         st_format.write_pooling(out_dir / "1_Pooling", self.backbone.config.hidden_size, self.pooling)
-        st_format.write_modules(out_dir, [st_format.Module("Transformer", ""), st_format.Module("Pooling", "1_Pooling")])
+        st_format.write_modules(out_dir, [st_format.Module("Transformer", ""),
+                                          st_format.Module("Pooling", "1_Pooling")])
         (out_dir / "sentence_bert_config.json").write_text(
             json.dumps({"max_seq_length": max_seq_length, "do_lower_case": False}, indent=2))
         st_format.write_st_config(out_dir)

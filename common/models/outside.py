@@ -91,7 +91,8 @@ def hub_folder(name: str, revision: str) -> Path:
         return Path(snapshot_download(repo_id=name, revision=revision, local_files_only=True))
     except (LocalEntryNotFoundError, OSError, ValueError) as e:
         raise FileNotFoundError(f"model {name}@{revision}: not in the offline caches ($XLING_CACHE/models, the "
-                                f"Hugging Face cache); nothing is downloaded at run time ({type(e).__name__})") from None
+                                "Hugging Face cache); nothing is downloaded at run time "
+                                f"({type(e).__name__})") from None
 
 
 def weight_files(folder: Path) -> list[Path]:

@@ -72,8 +72,9 @@ class HICTLRecipe:
         collate = HICTLCollator(tokenizer, cfg["training"]["max_length"], h["mask_bilingual"], h["mask_monolingual"])
 
         def save(trained: HICTL, out: Path) -> None:
+            # the sentence-level CTL trains on cosines of f(g(M(x))): its runs save a Normalize module after f
             save_sentence_encoder(trained.encoder, tokenizer, out, cfg["eval"]["max_length"],
-                                  projection=trained.saved_projection())
+                                  projection=trained.saved_projection(), normalize=v["sentence"] and v["train"])
 
         # Table 9 trains its base and large models with different learning rates and Adam betas
         overrides = {**h.get("training_by_init", {}).get(run.init, {}), **({} if v["train"] else {"max_steps": 0})}
