@@ -31,11 +31,12 @@ class Report:
     rate: float  # items per second since the stage began
     left: float | None  # seconds, at that rate (None before the first item)
     elapsed: float  # seconds since the job began
+    job_done: int = 0  # items of every stage so far
 
     def line(self) -> str:
         left = "?" if self.left is None else fmt_seconds(self.left)
         return (f"{self.task}: {self.stage}: {self.done:,}/{self.total:,} items, {self.rate:.1f} items/s, "
-                f"~{left} left of the stage")
+                f"~{left} left of the stage; job: {self.job_done:,} items in {fmt_seconds(self.elapsed)}")
 
 
 def fmt_seconds(s: float) -> str:
@@ -52,12 +53,14 @@ class Progress:
         self._writer: Any = None
         self.started = clock()
         self.task, self.stage, self.total, self.done = "", "", 0, 0
+        self.finished = 0  # items of the stages before this one
         self.stage_started = self.started
         self.reports: list[Report] = []  # every report made (a job makes a few hundred at most)
 
     def start(self, stage: str, total: int, task: str | None = None) -> None:
         """A new stage of ``total`` items (of ``task``, or of the current task)."""
         self.task = task if task is not None else self.task
+        self.finished += self.done
         self.stage, self.total, self.done = stage, total, 0
         self.stage_started = self.clock()
 
@@ -69,7 +72,8 @@ class Progress:
         spent = max(now - self.stage_started, 1e-9)
         rate = self.done / spent
         left = (self.total - self.done) / rate if self.done else None
-        return Report(self.task, self.stage, self.done, self.total, rate, left, now - self.started)
+        return Report(self.task, self.stage, self.done, self.total, rate, left, now - self.started,
+                      self.finished + self.done)
 
     def report(self) -> Report | None:
         """Log the running stage's progress (nothing before the first stage) and add it to TensorBoard."""

@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 
 from common.config import PAPER_SCALES, ROOT, load_leaderboard_config, load_yaml
-from common.eval.tasks import get_task
-from common.io import read_json
 from common.eval import mteb_export
 from common.eval.results import read_result
+from common.eval.tasks import get_task
+from common.io import read_json
 from common.leaderboard import nmt as lbnmt
 from common.leaderboard import outside as lbout
 from common.leaderboard.methods import METHODS, method, registry
@@ -360,6 +360,10 @@ def adjust(cfg: dict[str, Any], a: argparse.Namespace) -> None:
         cfg["seeds"] = [int(s) for s in a.seeds.split(",")]
     cfg["outside"] = lbout.outside_models(cfg, a.models.split(",") if a.models else [])
     cfg["trained_from"] = a.trained_from
+    if a.models:
+        models = ", ".join(f'"{m}"' for m in a.models.split(","))
+        cfg["report_command"] = (f"snakemake {'leaderboard/models' if a.trained_from else 'leaderboard/all'} "
+                                 f"--cores 2 --config scale={cfg['scale']} models='[{models}]'")
 
 
 if __name__ == "__main__":

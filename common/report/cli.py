@@ -68,5 +68,5 @@ def main(experiment: str, title: str, load_config: Callable[[str], dict[str, Any
     for draw in figures.values():
         written += draw(out)
     target = "leaderboard/all" if experiment == "leaderboard" else f"papers/{experiment}/all"
-    written.append(write_index(out, target, title, a.scale, rendered, list(figures)))
+    written.append(write_index(out, target, title, a.scale, rendered, list(figures), cfg.get("report_command")))
     log.info("wrote %d files to %s", len(written), out)

@@ -26,12 +26,13 @@ def test_report_gives_items_rate_and_time_left(caplog):
     with caplog.at_level(logging.INFO, logger="common.eval.progress"):
         r = p.report()
     assert (r.done, r.total, r.rate, r.left, r.elapsed) == (250, 1000, 25.0, 30.0, 10.0)
-    assert "tatoeba@cosine: embedding 1,000 deu sentences: 250/1,000 items, 25.0 items/s, ~0m30s left" in caplog.text
+    assert ("tatoeba@cosine: embedding 1,000 deu sentences: 250/1,000 items, 25.0 items/s, ~0m30s left of the "
+            "stage; job: 250 items in 0m10s") in caplog.text
     p.start("fine-tuning, 40 steps", 40)  # a new stage keeps the task, restarts the rate
     clock.now += 4.0
     p.advance(8)
     r = p.report()
-    assert (r.task, r.done, r.rate, r.left, r.elapsed) == ("tatoeba@cosine", 8, 2.0, 16.0, 14.0)
+    assert (r.task, r.done, r.rate, r.left, r.elapsed, r.job_done) == ("tatoeba@cosine", 8, 2.0, 16.0, 14.0, 258)
 
 
 def test_no_item_yet_has_no_time_left():
