@@ -33,6 +33,8 @@ def result_entry(task: str, scores: dict[str, Any], scale: str) -> dict[str, Any
 def update_cards(ctx: ReportContext) -> int:
     """Add every present result of every carded model folder of the registry; returns the folders updated."""
     updated = 0
+    if getattr(ctx.store, "registry", None) is None:  # a report without runs
+        return 0
     for run in ctx.store.registry:
         folder = Path(ctx.results) / "models" / run.init / run.method / f"seed{run.seed}" / "model"
         if not card.has_card(folder):

@@ -68,5 +68,6 @@ def main(experiment: str, title: str, load_config: Callable[[str], dict[str, Any
     for draw in figures.values():
         written += draw(out)
     target = "leaderboard/all" if experiment == "leaderboard" else f"papers/{experiment}/all"
-    written.append(write_index(out, target, title, a.scale, rendered, list(figures), cfg.get("report_command")))
+    command = {"command": cfg["report_command"]} if cfg.get("report_command") else {}
+    written.append(write_index(out, target, title, a.scale, rendered, list(figures), **command))
     log.info("wrote %d files to %s", len(written), out)

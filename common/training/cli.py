@@ -111,6 +111,8 @@ def write_model_card(folder: Path, resolved: dict[str, Any]) -> None:
     from common.eval.results import git_commit, versions
     from common.models import card, st_format
 
+    if not (folder / "embedder.json").exists():  # a recipe that saves no embedder folder gets no card
+        return
     meta = json.loads((folder / "embedder.json").read_text())
     side = folder / "xx" if meta["kind"] == "dual-encoder" else folder
     modules = [m.name for m in st_format.read_modules(side)] if (side / st_format.MODULES).exists() else [meta["kind"]]
