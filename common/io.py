@@ -126,6 +126,20 @@ def read_safetensors(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
     return tensors
 
 
+def iter_safetensors(path: str | os.PathLike[str]) -> Iterator[tuple[str, torch.Tensor]]:
+    """The (name, tensor) pairs of a safetensors file, one tensor in memory at a time (a cut or corrupt file: an
+    error naming it)."""
+    from safetensors import safe_open
+
+    with named_read(path, "safetensors file"):
+        handle: Any = safe_open(str(path), "pt")
+        names = list(handle.keys())
+    for name in names:
+        with named_read(path, "safetensors file"):
+            tensor = handle.get_tensor(name)
+        yield name, tensor
+
+
 def read_checkpoint(path: str | os.PathLike[str], **load_args: Any) -> Any:
     """A torch checkpoint read with ``torch.load(path, map_location="cpu", weights_only=True, **load_args)`` (a
     truncated file or a refused global: an error naming it). Callers that allow more globals wrap this call in

@@ -9,17 +9,18 @@ checkpoints (``*.pt``: a fairseq stage's) are not: the one an embedder loads is 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable
 from pathlib import Path
 
 import torch
 
-from common.io import DataFormatError, read_checkpoint, read_json, read_safetensors
+from common.io import DataFormatError, iter_safetensors, read_checkpoint, read_json
 
 
-def require_finite_tensors(tensors: Mapping[str, torch.Tensor], path: str | os.PathLike[str]) -> None:
-    """Raise :class:`DataFormatError` naming ``path`` and the first tensor holding a NaN or an infinity."""
-    for name, tensor in tensors.items():
+def require_finite_tensors(tensors: Iterable[tuple[str, torch.Tensor]], path: str | os.PathLike[str]) -> None:
+    """Raise :class:`DataFormatError` naming ``path`` and the first of the (name, tensor) pairs holding a NaN or an
+    infinity."""
+    for name, tensor in tensors:
         if not torch.is_tensor(tensor) or not tensor.is_floating_point():
             continue
         bad = int((~tensor.isfinite()).sum())
@@ -38,7 +39,8 @@ def check_model_folder(folder: str | os.PathLike[str]) -> None:
     for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
         if path.suffix == ".json":
             read_json(path)
-        elif path.suffix == ".safetensors":
-            require_finite_tensors(read_safetensors(path), path)
+        elif path.suffix == ".safetensors":  # a tensor at a time: a model's size in memory at most once
+            require_finite_tensors(iter_safetensors(path), path)
         elif weights_file(path):
-            require_finite_tensors(read_checkpoint(path), path)
+            state = read_checkpoint(path)
+            require_finite_tensors(state.items() if isinstance(state, dict) else [], path)

@@ -50,7 +50,7 @@ def load_encoder_state(checkpoint: Path) -> dict[str, torch.Tensor]:
     backbone = {k[len(PREFIX):]: v for k, v in model.items() if k.startswith(PREFIX)}
     if not backbone:
         raise ValueError(f"{checkpoint}: no '{PREFIX}*' tensors; not an hf_encoder_transformer checkpoint")
-    require_finite_tensors({PREFIX + k: v for k, v in backbone.items()}, checkpoint)
+    require_finite_tensors(((PREFIX + k, v) for k, v in backbone.items()), checkpoint)
     return backbone
 
 

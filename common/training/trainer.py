@@ -513,7 +513,10 @@ class Trainer:
             if (self.args.save_every and step % self.args.save_every == 0) or timed:
                 self._save(step)
         bar.close()
-        return {"step": step, "final": last, "train_seconds": time.time() - t0}
+        # the last logged means; under fp16 a step the loss scaler skipped may have logged an overflowed loss, which
+        # summary.json records as null (JSON holds finite numbers only; every other step was checked finite)
+        final = {k: v if math.isfinite(v) else None for k, v in last.items()}
+        return {"step": step, "final": final, "train_seconds": time.time() - t0}
 
     def unwrap(self) -> nn.Module:
         return self.engine.module

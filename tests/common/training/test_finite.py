@@ -108,9 +108,13 @@ def test_the_logging_step_checks_without_a_checkpoint(tmp_path):
 
 
 def test_fp16_loss_scaling_skips_a_transient_overflow_and_trains_on(tmp_path):
-    summary = run(tmp_path, Poisoned(nan_from=3, nan_until=5), precision="fp16")  # steps 3 and 4 overflow
+    summary = run(tmp_path / "a", Poisoned(nan_from=3, nan_until=5), precision="fp16")  # steps 3 and 4 overflow
     assert summary["step"] == 12 and torch.isfinite(torch.tensor(summary["final"]["loss"]))
-    assert_all_finite(tmp_path)
+    assert_all_finite(tmp_path / "a")
+    # the last step overflows: skipped like any other, its logged loss is no number for summary.json
+    summary = run(tmp_path / "b", Poisoned(nan_from=12), precision="fp16")
+    assert summary["step"] == 12 and summary["final"] == {"loss": None}
+    assert_all_finite(tmp_path / "b")
 
 
 def test_fp16_stops_after_a_bounded_run_of_skipped_steps(tmp_path):
@@ -143,3 +147,46 @@ def test_weights_are_checked_before_anything_is_written_from_them():
     with pytest.raises(TrainingDiverged, match=r"step 3: the weights hold non-finite values \(1 tensors, the first "
                                                r"'1.bias'\), so nothing is saved from them"):
         require_finite_weights(model, 3, lambda: None)
+
+
+def test_the_command_line_stops_with_one_line_and_saves_no_model(monkeypatch, tmp_path):
+    """A diverged run ends the training command with the trainer's message as its one error line (no traceback)
+    and no ``model/`` folder; a run whose final weights are not finite saves no model either."""
+    from types import SimpleNamespace
+
+    from common.training import cli
+
+    class Diverging:
+        def __init__(self, *args, **kwargs):
+            self.rank = 0
+
+        def train(self):
+            raise TrainingDiverged("training stopped at step 8 on a non-finite value at step 7 (loss nan)")
+
+    class NanWeights(Diverging):
+        def train(self):
+            return {"step": 4, "final": {}}
+
+        def unwrap(self):
+            model = nn.Linear(1, 1)
+            with torch.no_grad():
+                model.weight.fill_(float("nan"))
+            return model
+
+        def last_checkpoint(self):
+            return None
+
+    monkeypatch.setattr(cli, "load_manifest", lambda path: {})
+    stub = SimpleNamespace(paper="moco", examples=lambda cfg, run, manifest: [],
+                           build=lambda cfg, run, manifest, examples: SimpleNamespace(
+                               training_overrides={}, method="moco", model=None, collate=None,
+                               save=lambda model, folder: folder.mkdir(parents=True)))
+    argv = ["--scale", "smoke", "--method", "moco", "--init", "pair", "--seed", "1", "--corpus", "c.json",
+            "--tokenizer", "t", "--output_dir", str(tmp_path)]
+    monkeypatch.setattr(cli, "Trainer", Diverging)
+    with pytest.raises(SystemExit, match=r"^error: training stopped at step 8 on a non-finite value at step 7"):
+        cli.main(stub, argv)
+    monkeypatch.setattr(cli, "Trainer", NanWeights)
+    with pytest.raises(TrainingDiverged, match=r"step 4: the trained model's weights hold non-finite values"):
+        cli.main(stub, argv)
+    assert not (tmp_path / "model").exists() and not (tmp_path / "summary.json").exists()
