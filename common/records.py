@@ -4,8 +4,9 @@ files, and reading a file checks it against the schema (an error names the file 
 a mapping must have); every number of a record must be finite (NaN and infinities are refused on write and read).
 
 The records: :class:`common.eval.results.ResultRecord` (one evaluation's results JSON),
-:class:`common.report.claim.ClaimRecord` (a claim's row in ``claims.json``) and
-:class:`common.data.manifest.CorpusManifest` (a corpus job's ``manifest.json``).
+:class:`common.report.claim.ClaimRecord` (a claim's row in ``claims.json``),
+:class:`common.data.manifest.CorpusManifest` (a corpus job's ``manifest.json``) and
+:class:`common.models.embedder_record.EmbedderRecord` (a saved model folder's ``embedder.json``).
 """
 from __future__ import annotations
 
