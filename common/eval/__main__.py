@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--corpus", help="corpus manifest.json (where the evaluation data is)")
     p.add_argument("--scale", choices=SCALES)
     p.add_argument("--seed", type=int, default=1, help="seed of the model's run (also seeds fine-tuning tasks)")
-    p.add_argument("--batch-size", type=int, default=128, help="encoding batch size")
+    p.add_argument("--batch-size", type=positive_int, default=128, help="encoding batch size (at least 1)")
     p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
                    help="bf16: encode and fine-tune under autocast (CPU AMX, GPU tensor cores)")
     p.add_argument("--model-name", default=None, help="experiment/init/method of the run, recorded in the JSON")
@@ -61,7 +61,8 @@ def main(argv: list[str] | None = None) -> None:
     meta = read_embedder_meta(a.model_dir)
     a.precision = run_precision(a.precision, a.scale)
     ctx = EvalContext(model_dir=Path(a.model_dir), manifest=load_manifest(a.corpus), scale=a.scale, seed=a.seed,
-                      batch_size=a.batch_size, precision=a.precision, cache=len(tasks) > 1)
+                      batch_size=a.batch_size, precision=a.precision, cache=len(tasks) > 1,
+                      manifest_path=Path(a.corpus))
     for task in tasks:
         torch.manual_seed(a.seed)
         t0 = time.time()
@@ -75,6 +76,14 @@ def main(argv: list[str] | None = None) -> None:
         log.info("%s main_score=%.2f", task.id, result.scores["main_score"])
         if a.tensorboard:
             write_eval_scores(a.tensorboard, trained_steps(Path(a.model_dir)), task.id, result.scores)
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1 (a batch size below 1 would encode nothing)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is below 1")
+    return value
 
 
 def trained_steps(model_dir: Path) -> int:

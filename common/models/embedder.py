@@ -26,14 +26,16 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import save_file
 from torch import nn
 from transformers import PreTrainedTokenizerBase
 
-from common.io import read_json, write_json
+from common.io import read_json, read_safetensors, write_json
 from common.languages import ENGLISH
+from common.models.embedder_record import EmbedderRecord
 from common.models.encoder import SentenceEncoder, encode_sentences
 from common.models.tokenizer import load_tokenizer
+from common.records import check
 
 META = "embedder.json"
 
@@ -118,7 +120,9 @@ def save_embedder_meta(model_dir: str | Path, kind: str, max_length: int, **extr
     if kind not in EMBEDDERS:
         raise ValueError(f"unknown embedder kind {kind!r}; registered: {sorted(EMBEDDERS)}")
     path = Path(model_dir) / META
-    write_json(path, {"kind": kind, "max_length": max_length, **extra})  # atomic: the folder's completeness mark
+    meta = {"kind": kind, "max_length": max_length, **extra}
+    check(meta, EmbedderRecord, path)
+    write_json(path, meta)  # atomic: the folder's completeness mark
 
 
 def read_embedder_meta(model_dir: str | Path) -> dict[str, Any]:
@@ -126,6 +130,7 @@ def read_embedder_meta(model_dir: str | Path) -> dict[str, Any]:
     if not path.exists():
         raise FileNotFoundError(f"{path}: no embedder.json; not a model folder written by this repository")
     meta: dict[str, Any] = read_json(path)
+    check(meta, EmbedderRecord, path)  # every field typed: an error names the file and the field
     if meta.get("kind") in PLUGINS:
         importlib.import_module(PLUGINS[meta["kind"]])
     if meta.get("kind") not in EMBEDDERS:
@@ -143,7 +148,7 @@ def load_embedder(model_dir: str | Path, batch_size: int = 128, device: torch.de
 
 def load_projection(path: Path) -> nn.Linear:
     """A bias-free linear map saved with :func:`save_sentence_encoder` (``weight``: (out, in))."""
-    weight = load_file(str(path))["weight"]
+    weight = read_safetensors(path)["weight"]
     layer = nn.Linear(weight.shape[1], weight.shape[0], bias=False)
     layer.weight.data.copy_(weight)
     return layer.eval()

@@ -329,6 +329,8 @@ def encode_sentences(encoder: SentenceEncoder, tokenizer: PreTrainedTokenizerBas
     Each distinct sentence is embedded once (the English STS sets repeat a quarter of their 37.7k sentences).
     ``precision`` "bf16" runs the encoder under autocast (CPU AMX or GPU tensor cores); ``projection`` maps the
     pooled vector (e.g. VMSST's mean of the semantic variable)."""
+    if batch_size < 1:  # range() would step through nothing and leave ``out`` uninitialised
+        raise ValueError(f"batch_size: {batch_size}; encoding needs a batch size of at least 1")
     distinct = list(dict.fromkeys(sentences))
     if len(distinct) < len(sentences):
         row = {s: i for i, s in enumerate(distinct)}
