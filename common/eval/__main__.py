@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--corpus", help="corpus manifest.json (where the evaluation data is)")
     p.add_argument("--scale", choices=SCALES)
     p.add_argument("--seed", type=int, default=1, help="seed of the model's run (also seeds fine-tuning tasks)")
-    p.add_argument("--batch-size", type=int, default=128, help="encoding batch size")
+    p.add_argument("--batch-size", type=positive_int, default=128, help="encoding batch size (at least 1)")
     p.add_argument("--precision", choices=("fp32", "bf16"), default="fp32",
                    help="bf16: encode and fine-tune under autocast (CPU AMX, GPU tensor cores)")
     p.add_argument("--model-name", default=None, help="experiment/init/method of the run, recorded in the JSON")
@@ -83,7 +83,8 @@ def main(argv: list[str] | None = None) -> None:
         model_dir, embedder, name = Path(a.model_dir), None, a.model_name
         model_record = {"name": name, "path": str(a.model_dir), **meta}
     ctx = EvalContext(model_dir=model_dir, manifest=load_manifest(a.corpus), scale=a.scale, seed=a.seed,
-                      batch_size=a.batch_size, precision=a.precision, cache=len(tasks) > 1, _embedder=embedder)
+                      batch_size=a.batch_size, precision=a.precision, cache=len(tasks) > 1,
+                      manifest_path=Path(a.corpus), _embedder=embedder)
     if a.max_length is not None:
         ctx.embedder.max_length = a.max_length
         model_record["max_length"] = a.max_length
@@ -122,6 +123,14 @@ def prompt_for(task: Task, prompts: dict[str, str], default: str | None) -> str 
         if key and key in prompts:
             return prompts[key]
     return prompts.get(default) if default else None
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer of at least 1 (a batch size below 1 would encode nothing)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is below 1")
+    return value
 
 
 def trained_steps(model_dir: Path) -> int:

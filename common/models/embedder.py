@@ -26,15 +26,17 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from safetensors.torch import load_file
 from torch import nn
 from transformers import PreTrainedTokenizerBase
 
-from common.io import read_json, write_json
+from common.io import read_json, read_safetensors, write_json
 from common.languages import ENGLISH
 from common.models import st_format
+from common.models.embedder_record import EmbedderRecord
 from common.models.encoder import SentenceEncoder, encode_sentences
+from common.models.model_files import check_model_folder
 from common.models.st_encoder import load_module_encoder, prompt_length
+from common.records import check
 
 META = "embedder.json"
 
@@ -144,7 +146,9 @@ def save_embedder_meta(model_dir: str | Path, kind: str, max_length: int, **extr
     if kind not in EMBEDDERS:
         raise ValueError(f"unknown embedder kind {kind!r}; registered: {sorted(EMBEDDERS)}")
     path = Path(model_dir) / META
-    write_json(path, {"kind": kind, "max_length": max_length, **extra})  # atomic: the folder's completeness mark
+    meta = {"kind": kind, "max_length": max_length, **extra}
+    check(meta, EmbedderRecord, path)
+    write_json(path, meta)  # atomic: the folder's completeness mark
 
 
 def read_embedder_meta(model_dir: str | Path) -> dict[str, Any]:
@@ -152,6 +156,7 @@ def read_embedder_meta(model_dir: str | Path) -> dict[str, Any]:
     if not path.exists():
         raise FileNotFoundError(f"{path}: no embedder.json; not a model folder written by this repository")
     meta: dict[str, Any] = read_json(path)
+    check(meta, EmbedderRecord, path)  # every field typed: an error names the file and the field
     if meta.get("kind") in PLUGINS:
         importlib.import_module(PLUGINS[meta["kind"]])
     if meta.get("kind") not in EMBEDDERS:
@@ -169,7 +174,7 @@ def load_embedder(model_dir: str | Path, batch_size: int = 128, device: torch.de
 
 def load_projection(path: Path) -> nn.Linear:
     """A bias-free linear map saved with :func:`save_sentence_encoder` (``weight``: (out, in))."""
-    weight = load_file(str(path))["weight"]
+    weight = read_safetensors(path)["weight"]
     layer = nn.Linear(weight.shape[1], weight.shape[0], bias=False)
     layer.weight.data.copy_(weight)
     return layer.eval()
@@ -222,6 +227,7 @@ def load_model(spec: str, *, pooling: str | None = None, max_length: int | None 
     from common.models import outside
 
     source = outside.resolve(spec)
+    check_model_folder(source.folder)  # every file readable, every weight finite, before anything is computed
     described = outside.describe(source)
     if (source.folder / META).exists():
         if pooling is not None:

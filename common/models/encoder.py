@@ -343,6 +343,8 @@ def encode_sentences(encoder: nn.Module, tokenizer: PreTrainedTokenizerBase, sen
     ``precision`` "bf16" runs the encoder under autocast (CPU AMX or GPU tensor cores); ``projection`` maps the
     pooled vector (e.g. VMSST's mean of the semantic variable); ``on_batch(n)`` is told each batch's sentence count
     (evaluation progress, :mod:`common.eval.progress`)."""
+    if batch_size < 1:  # range() would step through nothing and leave ``out`` uninitialised
+        raise ValueError(f"batch_size: {batch_size}; encoding needs a batch size of at least 1")
     distinct = list(dict.fromkeys(sentences))
     if len(distinct) < len(sentences):
         row = {s: i for i, s in enumerate(distinct)}

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from safetensors.torch import load_file, save_file
+from safetensors.torch import save_file
 from torch import nn
 
-from common.io import read_json, write_json
+from common.io import read_checkpoint, read_json, read_safetensors, write_json
 from common.models.pooling import POOLING_MODES
 
 MODULES = "modules.json"
@@ -152,9 +152,9 @@ def read_dense(folder: str | Path) -> nn.Module:
                                f"activations run here ({', '.join(ACTIVATIONS)})")
     weights = folder / "model.safetensors"
     if weights.exists():
-        state = load_file(str(weights))
+        state = read_safetensors(weights)
     elif (folder / "pytorch_model.bin").exists():
-        state = torch.load(folder / "pytorch_model.bin", map_location="cpu", weights_only=True)
+        state = read_checkpoint(folder / "pytorch_model.bin")
     else:
         raise FileNotFoundError(f"{weights}: no weights (model.safetensors or pytorch_model.bin) for the Dense module")
     try:

@@ -23,5 +23,5 @@ rule corpus:
     benchmark:
         P.bench("corpus")
     shell:
-        "python -m common.data.corpus --experiment {params.experiment} --scale {params.scale} "
-        "--data-root {params.data_root} --out {params.out} {params.source} > {log} 2>&1"
+        "python -m common.data.corpus --experiment {params.experiment:q} --scale {params.scale:q} "
+        "--data-root {params.data_root:q} --out {params.out:q} {params.source:q} > {log:q} 2>&1"
