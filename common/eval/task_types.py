@@ -22,6 +22,7 @@ from typing import Any
 
 import torch
 
+from common.eval import progress
 from common.eval.tasks import Task, paper_modules
 from common.finite import require_finite, require_finite_rows
 from common.io import DataFormatError
@@ -52,9 +53,10 @@ class EvalContext:
     precision: str = "fp32"  # encoder autocast during evaluation (recorded in every results JSON)
     cache: bool = False
     manifest_path: Path | None = None
-    _embedder: Embedder | None = None
-    _cache: dict[tuple[str, str, int], torch.Tensor] = field(default_factory=dict)
+    _embedder: Embedder | None = None  # set directly for a model from outside (common.models.embedder.load_model)
+    _cache: dict[tuple[str, str, int, str], torch.Tensor] = field(default_factory=dict)
     _checked: bool = False
+    prompt: str | None = None  # put before every sentence (a model's declared prompt for the running task)
 
     def __post_init__(self) -> None:
         if self.batch_size < 1:  # encode_sentences would step through nothing and return uninitialised memory
@@ -62,7 +64,7 @@ class EvalContext:
 
     def check_model(self) -> None:
         """The model folder's files readable and its weights finite (once per context; not for an injected
-        embedder)."""
+        embedder: :func:`common.models.embedder.load_model` checks an outside model's folder itself)."""
         if not self._checked and self._embedder is None:
             check_model_folder(self.model_dir)
         self._checked = True
@@ -74,18 +76,30 @@ class EvalContext:
             self._embedder = load_embedder(self.model_dir, self.batch_size, precision=self.precision)
         return self._embedder
 
+    def use_prompt(self, prompt: str | None) -> None:
+        """Put ``prompt`` before every sentence the embedder encodes from now on (no model is loaded for None)."""
+        self.prompt = prompt or None
+        if self.prompt is not None or self._embedder is not None:
+            self.embedder.use_prompt(self.prompt)
+
     def manifest_error(self, key: str, message: str) -> DataFormatError:
         """An error about one key of the corpus manifest, naming its file."""
         return DataFormatError(self.manifest_path or "the corpus manifest", None, f"{key}: {message}")
+
+    def _encode(self, sentences: list[str], lang: str) -> torch.Tensor:
+        tracker = progress.active()
+        tracker.start(f"embedding {len(set(sentences)):,} {lang} sentences", len(set(sentences)))
+        self.embedder.on_batch = tracker.advance
+        return self._finite(self.embedder.encode(sentences, lang), sentences, lang)
 
     def encode(self, sentences: list[str], lang: str) -> torch.Tensor:
         """(N, D) embeddings of ``sentences`` in language ``lang`` (cached when ``cache``); a row that is not
         finite is a :class:`~common.finite.NonFiniteError` naming the model, the language and the sentence."""
         if not self.cache:
-            return self._finite(self.embedder.encode(sentences, lang), sentences, lang)
-        key = (lang, hashlib.sha256("\n".join(sentences).encode()).hexdigest(), len(sentences))
+            return self._encode(sentences, lang)
+        key = (lang, hashlib.sha256("\n".join(sentences).encode()).hexdigest(), len(sentences), self.prompt or "")
         if key not in self._cache:
-            self._cache[key] = self._finite(self.embedder.encode(sentences, lang), sentences, lang)
+            self._cache[key] = self._encode(sentences, lang)
         return self._cache[key]
 
     def _finite(self, emb: torch.Tensor, sentences: list[str], lang: str) -> torch.Tensor:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+_MODE = "(cls|mean|max|mean_sqrt_len_tokens|weightedmean|lasttoken)"
+POOLING_PATTERN = f"^{_MODE}(\\+{_MODE})*$"
+
 
 @dataclass(frozen=True)
 class EmbedderRecord:
@@ -13,8 +16,10 @@ class EmbedderRecord:
 
     kind: str  # a registered embedder kind (common.models.embedder.EMBEDDERS)
     max_length: int = field(metadata={"schema": {"minimum": 1}})  # tokens per sentence when encoding
-    pooling: str | None = field(default=None, metadata={"schema": {"enum": ["cls", "mean", "max", None]}})
-    projection: str | None = None  # sentence-encoder: the linear map's file after pooling (VMSST)
+    # sentence-transformers' pooling modes (common.models.pooling.POOLING_MODES), several joined by "+"
+    pooling: str | None = field(default=None, metadata={"schema": {"pattern": POOLING_PATTERN}})
+    projection: str | None = None  # sentence-encoder saved before projections were Dense modules: its linear map's file
+    modules: list[str] | None = None  # sentence-encoder: its sentence-transformers modules in order (modules.json)
     sides: list[str] | None = None  # dual-encoder: its language-specific sentence-encoder folders
     checkpoint: str | None = None  # fairseq-encoder: the NMT checkpoint whose encoder weights it loads
     encoder: str | None = None  # fairseq-encoder: the sentence-encoder folder it started from (relative)

@@ -99,8 +99,28 @@ def save_model(built: Built, model: nn.Module, folder: Path, resolved: dict[str,
     shutil.rmtree(tmp, ignore_errors=True)
     built.save(model, tmp)
     write_json(tmp / "training_config.json", resolved)
+    write_model_card(tmp, resolved)
     shutil.rmtree(folder, ignore_errors=True)
     tmp.rename(folder)
+
+
+def write_model_card(folder: Path, resolved: dict[str, Any]) -> None:
+    """The saved folder's model card (common/models/card.py): method and paper, initial encoder, training data with
+    its counts and the leakage rule, hyper-parameters, seed, commit and data digests; results come with the report."""
+    from common.config import ROOT, load_yaml
+    from common.eval.results import git_commit, versions
+    from common.models import card, st_format
+
+    if not (folder / "embedder.json").exists():  # a recipe that saves no embedder folder gets no card
+        return
+    meta = read_json(folder / "embedder.json")
+    side = folder / "xx" if meta["kind"] == "dual-encoder" else folder
+    modules = [m.name for m in st_format.read_modules(side)] if (side / st_format.MODULES).exists() else [meta["kind"]]
+    if meta["kind"] == "dual-encoder":
+        modules = [f"Router(xx, en: {' → '.join(modules)})"]
+    reported = ROOT / "papers" / resolved["paper"] / "reported.yaml"
+    source = load_yaml(reported).get("source") if reported.exists() else None
+    card.write_card(folder, card.training_facts(resolved, source, modules, meta["kind"], git_commit(), versions()))
 
 
 def refuse_other_settings(output_dir: str, cfg: dict[str, Any]) -> None:
