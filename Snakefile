@@ -58,7 +58,7 @@ rule claims:  # every paper's declared claims at this scale with their reports' 
         f"benchmarks/{config['scale']}/claims.tsv"
     localrule: True
     shell:
-        "python -m common.report.claims_index --scale {config[scale]} --figures {config[figures_root]} > {log} 2>&1"
+        "python -m common.report.claims_index --scale {config[scale]:q} --figures {config[figures_root]:q} > {log:q} 2>&1"
 
 
 rule preflight:  # every experiment's preflight: `snakemake preflight --config scale=paper` (one per experiment:
@@ -67,16 +67,16 @@ rule preflight:  # every experiment's preflight: `snakemake preflight --config s
     params:
         experiments=[*papers(config["scale"]), LEADERBOARD],  # the papers with a config at this scale
         source=download_args(config),
-        gpu_kind=f"--gpu-kind {config['gpu_kind']}" if config.get("gpu_kind") else "",
+        gpu_kind=["--gpu-kind", config["gpu_kind"]] if config.get("gpu_kind") else [],
     log:
         f"logs/{config['scale']}/preflight.log",
     benchmark:
         f"benchmarks/{config['scale']}/preflight.tsv"
     localrule: True
     shell:
-        "python -m common.workflow.preflight --experiment {params.experiments} --scale {config[scale]} "
-        "--data-root {config[data_root]} --results-root {config[results_root]} --cache-root {config[cache_root]} "
-        "{params.source} {params.gpu_kind} 2>&1 | tee {log}"
+        "python -m common.workflow.preflight --experiment {params.experiments:q} --scale {config[scale]:q} "
+        "--data-root {config[data_root]:q} --results-root {config[results_root]:q} --cache-root {config[cache_root]:q} "
+        "{params.source:q} {params.gpu_kind:q} 2>&1 | tee {log:q}"
 
 
 rule site:  # the results to browse, one page each, no server: open site/index.html (common/report/site.py)
@@ -115,7 +115,7 @@ rule census:  # what every paper-scale job needs, counted from the code (common/
         "benchmarks/census.tsv"
     localrule: True
     shell:
-        "python -m common.census --data-root {config[data_root]} --out figures/census/paper > {log} 2>&1"
+        "python -m common.census --data-root {config[data_root]:q} --out figures/census/paper > {log:q} 2>&1"
 
 
 # each experiment as a module, its rules prefixed with its name (dap_train, moco_report, leaderboard_all, ...)

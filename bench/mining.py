@@ -123,8 +123,9 @@ def limit_note(t_approx: float, t_exact: float, e_approx: float, e_exact: float,
             "structure: the hard case for approximate search)")
 
 
-def plot(series: dict, path: Path) -> dict[str, float]:
-    """Time against N, log-log, one line per backend; returns each backend's fitted exponent."""
+def plot(series: dict, path: Path) -> dict[str, float | None]:
+    """Time against N, log-log, one line per backend; returns each backend's fitted exponent (None for a backend
+    measured at one N only: no slope, and the results JSON holds no NaN)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -135,8 +136,9 @@ def plot(series: dict, path: Path) -> dict[str, float]:
     for backend, pts in series.items():
         ns = np.array([p["n"] for p in pts], dtype=float)
         ts = np.array([p["seconds"] for p in pts])
-        slopes[backend] = float(np.polyfit(np.log(ns), np.log(ts), 1)[0]) if len(ns) > 1 else float("nan")
-        ax.loglog(ns, ts, "o-", label=f"{backend} (N^{slopes[backend]:.2f})")
+        slope = float(np.polyfit(np.log(ns), np.log(ts), 1)[0]) if len(ns) > 1 else None
+        slopes[backend] = slope
+        ax.loglog(ns, ts, "o-", label=backend + (f" (N^{slope:.2f})" if slope is not None else ""))
     ax.set_xlabel("sentences per side N")
     ax.set_ylabel("mining time (s)")
     ax.grid(True, which="both", alpha=0.3)

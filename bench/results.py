@@ -9,14 +9,13 @@ The record is written as JSON (``<name>.json``) and as a Markdown table (``<name
 from __future__ import annotations
 
 import datetime
-import json
 import logging
 import os
 import platform
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from common.io import atomic_write, write_json
+from common.io import atomic_write, read_json, write_json
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +99,7 @@ def markdown(rec: Record) -> str:
 
 
 def read_record(path: str | Path) -> dict:
-    return json.loads(Path(path).read_text())
+    return read_json(path)
 
 
 # The fastest matrix-product instructions a CPU has, best first (its /proc/cpuinfo flag, the name's suffix). Two CPUs

@@ -1,9 +1,12 @@
 """Typed JSON records: a dataclass is the record's shape, its JSON schema is derived from it and written beside the
-files, and reading a file checks it against the schema (an error names the file and the field).
+files, and reading a file checks it against the schema (an error names the file and the field). A field's
+``metadata={"schema": {...}}`` adds constraints its type cannot say (``main_score`` a number, a minimum, the keys
+a mapping must have); every number of a record must be finite (NaN and infinities are refused on write and read).
 
 The records: :class:`common.eval.results.ResultRecord` (one evaluation's results JSON),
-:class:`common.report.claim.ClaimRecord` (a claim's row in ``claims.json``) and
-:class:`common.data.manifest.CorpusManifest` (a corpus job's ``manifest.json``).
+:class:`common.report.claim.ClaimRecord` (a claim's row in ``claims.json``),
+:class:`common.data.manifest.CorpusManifest` (a corpus job's ``manifest.json``) and
+:class:`common.models.embedder_record.EmbedderRecord` (a saved model folder's ``embedder.json``).
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from typing import Any, TypeVar
 
 import jsonschema
 
+from common.finite import first_nonfinite
 from common.io import DataFormatError, read_json, write_json
 
 R = TypeVar("R")
@@ -47,13 +51,15 @@ def _json_type(t: Any) -> dict[str, Any]:
 
 
 def schema(cls: type) -> dict[str, Any]:
-    """The JSON schema of a dataclass record: every field typed, the fields without a default required, no others."""
+    """The JSON schema of a dataclass record: every field typed (plus its ``metadata["schema"]``), the fields without
+    a default required, no others."""
     hints = typing.get_type_hints(cls)
     fields = dataclasses.fields(cls)
     required = [f.name for f in fields
                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
     return {"$schema": SCHEMA, "title": cls.__name__, "description": (cls.__doc__ or "").strip().split("\n")[0],
-            "type": "object", "properties": {f.name: _json_type(hints[f.name]) for f in fields},
+            "type": "object",
+            "properties": {f.name: {**_json_type(hints[f.name]), **f.metadata.get("schema", {})} for f in fields},
             "required": required, "additionalProperties": False}
 
 
@@ -65,11 +71,15 @@ def write_schema(folder: str | os.PathLike[str], cls: type) -> Path:
 
 
 def check(data: Any, cls: type, where: str | os.PathLike[str]) -> None:
-    """Raise :class:`DataFormatError` naming ``where`` and the first field that does not fit the record's schema."""
+    """Raise :class:`DataFormatError` naming ``where`` and the first field that does not fit the record's schema, or
+    the first number in it that is not finite."""
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema(cls)).iter_errors(data))
     if error is not None:
         field = "/".join(map(str, error.absolute_path)) or "the record"
         raise DataFormatError(where, None, f"not a {cls.__name__}: {field}: {error.message}")
+    found = first_nonfinite(data)
+    if found is not None:
+        raise DataFormatError(where, None, f"not a {cls.__name__}: {found[0]}: {found[1]} is not a finite number")
 
 
 def read_record(path: str | os.PathLike[str], cls: type[R]) -> R:

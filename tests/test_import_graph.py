@@ -3,9 +3,9 @@ no module imports itself through others, and no module imports from a higher lay
 
 The layers, lowest first (a module belongs to the longest prefix listed):
 
-0. ``common.io``, ``common.languages``, ``common.registry``, ``common.records``, ``common.rss`` -- files, errors
-   naming file and line; language codes and sets; name registries; typed JSON records and their schemas; a
-   process's peak resident memory;
+0. ``common.io``, ``common.finite``, ``common.languages``, ``common.registry``, ``common.records``, ``common.rss`` --
+   files, errors naming file and line; non-finite numbers found and named; language codes and sets; name
+   registries; typed JSON records and their schemas; a process's peak resident memory;
 1. ``common.config``, ``common.precision``, ``common.distributed``, ``common.requirements`` -- configs and their
    rules, process groups, the modules an experiment's jobs import;
 2. ``common.data`` -- reading, downloading and preparing corpora and evaluation sets;
@@ -26,7 +26,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = [("common.io", "common.languages", "common.registry", "common.records", "common.rss"),
+LAYERS = [("common.io", "common.finite", "common.languages", "common.registry", "common.records", "common.rss"),
           ("common.config", "common.precision", "common.distributed", "common.requirements"),
           ("common.data",),
           ("common.models", "common.losses"),

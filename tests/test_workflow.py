@@ -128,7 +128,7 @@ def test_vmsst_smoke(smoke):
               "table6_full", "table7_batch", "table8_zero_shot", "table9_sts_years", "table10_sts17", "table11_nq",
               "table12_mkqa", "table13_bucc", "claims"]
     paths = assert_report(smoke, "papers/vmsst/all", "figures/vmsst/smoke", tables, ["figure_training"])
-    assert any(p.endswith("l4/vmsst/seed1/model/projection.safetensors") for p in paths)  # the semantic mean
+    assert any(p.endswith("l4/vmsst/seed1/model/2_Dense/model.safetensors") for p in paths)  # the semantic mean
     t1 = (fig / "table1_main.csv").read_text().splitlines()
     assert t1[0].split(",")[-1] == "Score"
     ours = [r.split(",") for r in t1[1:] if ",ours," in r]
@@ -171,8 +171,9 @@ def test_hictl_smoke(smoke):
     # the encoder is saved in HF format with its tokenizer (the NMT workflow's starting point)
     model = smoke / "results/smoke/hictl/models/scratch/hictl_hns/seed1/model"
     assert (model / "config.json").exists() and (model / "tokenizer.json").exists() and any(
-        p.endswith("hictl_hns/seed1/model/projection.safetensors") for p in paths)
-    assert not (model.parent.parent.parent / "lm_only/seed1/model/projection.safetensors").exists()  # f untrained
+        p.endswith("hictl_hns/seed1/model/2_Dense/model.safetensors") for p in paths)
+    assert (model / "3_Normalize").is_dir() and "seed 1" in (model / "README.md").read_text()  # a complete ST model
+    assert not (model.parent.parent.parent / "lm_only/seed1/model/2_Dense").exists()  # f untrained
     t1 = (fig / "table1_xtreme.md").read_text()
     assert "| zero-shot, scratch | ours: HICTL + Hns | ours |" in t1 and "| translate-train-all | + Hns | paper |" in t1
     assert "no data for PAWS-X, POS, NER, MLQA, TyDiQA at this scale" in t1

@@ -31,6 +31,10 @@ IN_PLACE: dict[str, InPlace] = {}
 PREFIX = "corpus"  # the modules of common.data that hold corpus builders
 
 
+# kinds whose builder can write the evaluation data alone (``spec[EVALUATION_ONLY]``: no training files), for
+# scoring a model that is not trained here
+EVALUATION_ONLY = "evaluation_only"
+EVALUATION_ONLY_KINDS: set[str] = set()
 register_corpus = registrar(BUILDERS, "corpus kind")  # @register_corpus("mini") on a builder
 reads_in_place = registrar(IN_PLACE, "corpus kind's in-place files")  # @reads_in_place("paper_vmsst")
 

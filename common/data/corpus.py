@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 
 def prepare(kind: str, out: str | Path, data_root: str | Path, spec: dict[str, Any], base_url: str | None = None,
-            pins: dict[str, str] | None = None) -> dict[str, Any]:
+            pins: dict[str, str] | None = None, evaluation_only: bool = False) -> dict[str, Any]:
     """Write the corpus of ``kind``; paper corpora download from ``base_url`` (a mirror) when given, with ``pins``
     replacing the pins of the resources they name (the rehearsal mirror's own digests). The downloaded training
     bitext of the paper kinds passes a :class:`common.data.cleaning.PairCleaner` (``spec.max_chars``); its counts
@@ -37,7 +37,13 @@ def prepare(kind: str, out: str | Path, data_root: str | Path, spec: dict[str, A
     out = Path(out)
     d = dl.Downloader(out / "downloads", base_url=base_url, pins=pins)
     cleaner = PairCleaner(spec.get("max_chars", 1000))  # the downloaded training bitext (paper kinds)
-    manifest = corpora.builder(kind)(out, Path(data_root), spec, d, cleaner)
+    build = corpora.builder(kind)
+    if evaluation_only:  # the evaluation data alone (scoring a model not trained here)
+        if kind not in corpora.EVALUATION_ONLY_KINDS:
+            raise ValueError(f"corpus kind {kind!r} has no evaluation-only build; kinds that have one: "
+                             f"{sorted(corpora.EVALUATION_ONLY_KINDS)} (score on the experiment's full corpus)")
+        spec = {**spec, corpora.EVALUATION_ONLY: True}
+    manifest = build(out, Path(data_root), spec, d, cleaner)
     if kind.startswith("paper"):
         manifest["cleaning"] = cleaner.report()  # what was dropped from each downloaded source, and why
     write_json(out / "leakage.json", manifest["leakage"])
@@ -60,6 +66,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--mirror", default=None, help="serve this rehearsal mirror folder and download from it")
     p.add_argument("--corpus", default=None, help="a corpus section (JSON) replacing the config's (the workflow "
                    "config's corpus: your own data)")
+    p.add_argument("--evaluation-only", action="store_true",
+                   help="the evaluation data alone, no training files (scoring a model that is not trained here)")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     from common.data.mirror_server import place_manual, serving
@@ -67,7 +75,7 @@ def main(argv: list[str] | None = None) -> None:
     cfg = json.loads(a.corpus) if a.corpus else load_config(a.experiment, a.scale)["corpus"]
     place_manual(a.mirror, a.experiment, Path(a.out))  # what a user places by hand at paper scale
     with serving(a.mirror, a.base_url) as (base_url, pins):
-        prepare(cfg["kind"], a.out, a.data_root, cfg.get(cfg["kind"], {}), base_url, pins)
+        prepare(cfg["kind"], a.out, a.data_root, cfg.get(cfg["kind"], {}), base_url, pins, a.evaluation_only)
 
 
 if __name__ == "__main__":

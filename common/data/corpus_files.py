@@ -79,5 +79,9 @@ def reads(data_root: Path, spec: dict[str, Any]) -> list[Path]:
 def prepare_files(out: Path, data_root: Path, spec: dict[str, Any], d: Downloader,
                   cleaner: PairCleaner) -> dict[str, Any]:
     cleaner = PairCleaner(int(spec.get("max_chars", cleaner.max_chars)))
-    manifest = corpus_mini.prepare_mini(out, data_root, mini_spec(spec), own={SOURCE: own_pairs(spec, cleaner)})
+    manifest = corpus_mini.prepare_mini(out, data_root, mini_spec(spec), bool(spec.get(corpora.EVALUATION_ONLY)),
+                                        own={SOURCE: own_pairs(spec, cleaner)})
     return {**manifest, "kind": SOURCE, "cleaning": cleaner.report()}
+
+
+corpora.EVALUATION_ONLY_KINDS.add(SOURCE)  # scoring a model not trained here on the same evaluation data

@@ -89,10 +89,13 @@ def _wmt_pairs(root: Path, name: str) -> list[tuple[str, str]]:
     return [(a, b) if trg == "en" else (b, a) for a, b in rows]
 
 
-def prepare_mini(out: Path, data_root: Path, spec: dict[str, Any],
+def prepare_mini(out: Path, data_root: Path, spec: dict[str, Any], evaluation_only: bool = False,
                  own: dict[str, dict[str, list[tuple[str, str]]]] | None = None) -> dict[str, Any]:
-    """The mini corpus; ``own``: more training sources (source -> language -> pairs), taken as the staged ones
-    are (the ``files`` kind's pairs, :mod:`common.data.corpus_files`)."""
+    """The mini corpus; ``evaluation_only``: the evaluation data alone, for scoring a model that is not trained here
+    (no training or NLI files written, ``train`` empty). The training sources are still read: the BUCC-style
+    benchmark's distractors avoid every training sentence, so its files equal the full corpus's, and the manifest
+    keeps the leakage counts of the corpus the trained methods saw. ``own``: more training sources (source ->
+    language -> pairs), taken as the staged ones are (the ``files`` kind's pairs, :mod:`common.data.corpus_files`)."""
     data_root = Path(data_root)
     questions = xquad_questions.build(out / "questions", data_root)
     evals_by_source = evaluation_sentences(data_root)
@@ -128,7 +131,8 @@ def prepare_mini(out: Path, data_root: Path, spec: dict[str, Any],
     # data_root, under the same rule against every other evaluation set (a paper that trains on them reports no XNLI)
     nli_evals = LeakageFilter(s for name, sents in evals_by_source.items() if name != "xnli_dev" for s in sents)
     nli, nli_dropped = nli_evals.filter_tsv(loaders.read_lines(data_root / "xnli_dev" / "dev-en.tsv"))
-    write_lines(out / "nli" / "train-en.tsv", nli)
+    if not evaluation_only:
+        write_lines(out / "nli" / "train-en.tsv", nli)
     langs = sorted(train)
     tat = data_root / "tatoeba_v1"
     tatoeba_langs = loaders.tatoeba_languages(tat)
@@ -137,12 +141,13 @@ def prepare_mini(out: Path, data_root: Path, spec: dict[str, Any],
     elif spec.get("tatoeba") == "xtreme_and_trained":  # Table 1's groups plus every trained language
         tatoeba_langs = [lang for lang in tatoeba_langs if lang in train or lang in XTREME_36]
     return {
-        "kind": "mini", "train": write_train(out, train), "train_languages": langs, "train_sources": spans,
+        "kind": "mini", "train": {} if evaluation_only else write_train(out, train), "train_languages": langs,
+        "train_sources": spans,
         "tatoeba_dir": str(tat), "tatoeba_languages": tatoeba_langs,
         "bucc_dir": str(out / "bucc"), "bucc_pairs": bucc_pairs, "bucc_benchmark": bucc_stats,
         "nli_dir": str(data_root / "xnli_dev"), "nli_languages": XNLI_15,
         "sts_dir": str(data_root / "sts"), "sts_kind": "senteval7",
-        "nli_train": str(out / "nli" / "train-en.tsv"),
+        **({} if evaluation_only else {"nli_train": str(out / "nli" / "train-en.tsv")}),
         "sts17": sts17_sets(data_root), "sts17_excluded": STS17_EXCLUDED, "question_retrieval": questions,
         **({"qa": qa} if qa else {}),
         **({"translation": tr} if tr else {}),
@@ -261,4 +266,8 @@ def _reads(data_root: Path, spec: dict[str, Any]) -> list[Path]:
 
 @corpora.register_corpus("mini")
 def _mini(out: Path, data_root: Path, spec: dict[str, Any], d: Downloader, cleaner: PairCleaner) -> dict[str, Any]:
-    return prepare_mini(out, data_root, spec)
+    return prepare_mini(out, data_root, {k: v for k, v in spec.items() if k != corpora.EVALUATION_ONLY},
+                        evaluation_only=bool(spec.get(corpora.EVALUATION_ONLY)))
+
+
+corpora.EVALUATION_ONLY_KINDS.add("mini")

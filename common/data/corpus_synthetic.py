@@ -57,4 +57,10 @@ def prepare_synthetic(out: Path, spec: dict[str, Any]) -> dict[str, Any]:
 
 @corpora.register_corpus("synthetic")
 def _synthetic(out: Path, data_root: Path, spec: dict[str, Any], d: Downloader, cleaner: PairCleaner) -> dict[str, Any]:
-    return prepare_synthetic(out, spec)
+    manifest = prepare_synthetic(out, {k: v for k, v in spec.items() if k != corpora.EVALUATION_ONLY})
+    if spec.get(corpora.EVALUATION_ONLY):  # the generator draws both from one seed: the training files are not listed
+        manifest["train"] = {}
+    return manifest
+
+
+corpora.EVALUATION_ONLY_KINDS.add("synthetic")

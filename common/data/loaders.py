@@ -2,7 +2,9 @@
 
 Each loader validates its input and raises :class:`common.io.DataFormatError`
 naming the file and the 1-based line: misaligned line counts, bad UTF-8,
-malformed or out-of-range scores, wrong column counts, unknown gold IDs.
+malformed or out-of-range scores, wrong column counts, unknown gold IDs. Empty
+is an error too: a Tatoeba side with a blank line, a BUCC side or gold file
+without a line (nothing to score is never scored as 0).
 """
 from __future__ import annotations
 
@@ -81,6 +83,10 @@ def read_tatoeba(root: PathLike, lang: str) -> tuple[list[str], list[str]]:
     pairs = read_parallel(src, trg)
     if not pairs:  # an accuracy over no sentences is undefined (a mean of nothing)
         raise DataFormatError(src, None, f"no Tatoeba pairs for {lang}")
+    for path, side in ((src, 0), (trg, 1)):  # a blank query or key would be scored like a sentence
+        blank = next((n for n, p in enumerate(pairs, start=1) if not p[side].strip()), None)
+        if blank is not None:
+            raise DataFormatError(path, blank, "blank line; every line of a Tatoeba file is a sentence")
     return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
@@ -119,6 +125,8 @@ def _read_id_sentences(path: PathLike) -> dict[str, str]:
         if parts[0] in out:
             raise DataFormatError(path, lineno, f"duplicate sentence id {parts[0]!r}")
         out[parts[0]] = parts[1]
+    if not out:
+        raise DataFormatError(path, None, "no sentences; a BUCC side needs 'id<TAB>sentence' lines")
     return out
 
 
@@ -138,6 +146,8 @@ def read_bucc(root: PathLike, pair: str, split: str) -> BuccSplit:
             if parts[1] not in trg:
                 raise DataFormatError(gold_path, lineno, f"unknown target id {parts[1]!r} (not in {trg_path})")
             gold.add((parts[0], parts[1]))
+        if not gold:  # F1 against no gold pairs is 0 whatever is mined: never a score
+            raise DataFormatError(gold_path, None, "no gold pairs; a gold file needs 'src_id<TAB>trg_id' lines")
     return BuccSplit(src=src, trg=trg, gold=gold)
 
 

@@ -6,10 +6,11 @@ field, not a ``KeyError`` in a later job. The code reads it as the dict it is.""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from common.data.corpus_parts import BUCC_SPLITS
 from common.io import read_json, write_json
 from common.records import check, write_schema
 
@@ -27,7 +28,10 @@ class CorpusManifest:
     tatoeba_languages: list[str]
     bucc_dir: str
     bucc_pairs: list[str]
-    bucc_splits: dict[str, Any] | None = None  # BUCC 2018's files per pair and split (paper scale)
+    # BUCC 2018's (tune, report) splits (paper scale): the two every BUCC task reads (common/eval/builtin_tasks.py)
+    bucc_splits: dict[str, str] | None = field(default=None, metadata={"schema": {
+        "required": ["tune", "test"], "additionalProperties": False,
+        "properties": {"tune": {"enum": list(BUCC_SPLITS)}, "test": {"enum": list(BUCC_SPLITS)}}}})
     bucc_benchmark: dict[str, Any] | None = None  # mini's BUCC-style benchmark, its counts per pair
     sts_dir: str | None = None
     sts_kind: str | None = None  # senteval7 or synthetic

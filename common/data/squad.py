@@ -2,12 +2,11 @@
 checked against its offset; the evaluation protocol is :mod:`common.eval.qa`."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from common.io import DataFormatError
+from common.io import DataFormatError, read_json
 
 
 @dataclass
@@ -25,9 +24,9 @@ def read_squad_json(path: str | Path, unique_ids: bool = True) -> list[dict[str,
     predictions are keyed by id). A malformed file is an error naming the file and where in it (article,
     paragraph, question)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))["data"]
-    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as exc:
-        raise DataFormatError(path, None, f"not a SQuAD-format JSON file ({exc})") from None
+        data = read_json(path)["data"]  # invalid JSON: an error naming the file and the line
+    except (KeyError, TypeError) as exc:
+        raise DataFormatError(path, None, f"not a SQuAD-format JSON file (no 'data': {exc})") from None
     seen: set[str] = set()
     if not isinstance(data, list):
         raise DataFormatError(path, None, "'data' is not a list of articles")

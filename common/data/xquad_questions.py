@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from common.data import xquad_r
-from common.io import write_lines
+from common.io import iter_json_lines, write_lines
 
 LANGUAGES = ("ar", "de", "el", "es", "hi", "ru", "th", "tr", "vi", "zh")
 
@@ -46,4 +46,4 @@ def build(out: Path, data_root: Path) -> dict[str, Any]:
 def sentences(manifest_entry: dict[str, Any]) -> list[str]:
     """Every question of the stand-in (for the leakage rule)."""
     paths = [manifest_entry["bank"], *manifest_entry["nq"].values(), *manifest_entry["mkqa"].values()]
-    return [json.loads(line)["question"] for p in paths for line in Path(p).read_text(encoding="utf-8").splitlines()]
+    return [record["question"] for p in paths for _, record in iter_json_lines(p)]

@@ -29,6 +29,8 @@ def run_tatoeba(task: Task, ctx: EvalContext) -> TaskResult:
     per: dict[str, dict[str, float]] = {}
     items: dict[str, dict[str, str]] = {}
     files: list[Path] = []
+    if not m["tatoeba_languages"]:  # an average over no language is no score
+        raise ctx.manifest_error("tatoeba_languages", "empty: no language to score Tatoeba on")
     for lang in m["tatoeba_languages"]:
         xx, en = loaders.read_tatoeba(m["tatoeba_dir"], lang)
         items[lang] = {}
@@ -65,6 +67,8 @@ def run_bucc(task: Task, ctx: EvalContext) -> TaskResult:
     if p.get("threshold") == "oracle":  # the threshold that is optimal on the reported split itself
         tune_split = test_split
     per, files = {}, []
+    if not m["bucc_pairs"]:
+        raise ctx.manifest_error("bucc_pairs", "empty: no language pair to mine")
     for pair in m["bucc_pairs"]:
         xx = pair.split("-")[0]
         test = read_bucc_with_gold(m["bucc_dir"], pair, test_split)

@@ -17,6 +17,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from common.eval import progress
+from common.finite import NonFiniteError
 from common.models.encoder import autocast
 
 Batch = TypeVar("Batch")  # whatever a task's batches yield and its loss function takes
@@ -50,6 +52,8 @@ def train(model: nn.Module, n_train: int, batches: Callable[[list[int]], Iterabl
         opt, lambda s: (s + 1) / max(1, warm) if s < warm else max(0.0, (total - s) / max(1, total - warm)))
     model.train()
     step, losses = 0, []
+    tracker = progress.active()
+    tracker.start(f"fine-tuning, {total} steps", total)
     while step < total:
         order = rng.permutation(n_train).tolist()
         for batch in batches(order[: steps_per_epoch * args.batch_size]):
@@ -60,8 +64,12 @@ def train(model: nn.Module, n_train: int, batches: Callable[[list[int]], Iterabl
             opt.step()
             sched.step()
             opt.zero_grad()
-            losses.append(float(loss.detach()))
+            losses.append(float(loss.detach()))  # a host sync per step already: the check costs nothing more
             step += 1
+            tracker.advance()
+            if not math.isfinite(losses[-1]):
+                raise NonFiniteError(f"fine-tuning stopped at step {step}: the loss is {losses[-1]} (the encoder or "
+                                     "its task head diverged); no score is reported")
             if step >= total:
                 break
     model.eval()

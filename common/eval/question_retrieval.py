@@ -88,6 +88,8 @@ def run_question_retrieval(task: Task, ctx: EvalContext) -> TaskResult:
         recs = read_questions(path)
         queries[lang] = (ctx.encode([r["question"] for r in recs], lang), recs)
         files.append(Path(path))
+    if not queries:
+        raise ctx.manifest_error(f"question_retrieval/{task.params['queries']}", "empty: no query language")
     bank_size = 0
 
     def bank_shards() -> Iterator[tuple[torch.Tensor, list[dict[str, Any]]]]:

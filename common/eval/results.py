@@ -1,6 +1,7 @@
 """Results files: one JSON per (model, task, scale, seed), after MTEB's results layout: a
 :class:`ResultRecord`, whose JSON schema is written beside it (``ResultRecord.schema.json``,
-:mod:`common.records`) and checked whenever a report reads it.
+:mod:`common.records`) and checked before it is written and whenever a report reads it: ``scores`` holds a
+``main_score`` that is a number, and every number of the record is finite.
 """
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ import importlib.metadata
 import platform
 import subprocess
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from common.io import sha256_files, sha256_json, write_json
-from common.records import read_record, write_schema
+from common.records import check, read_record, write_schema
 
 PACKAGES = ("torch", "transformers", "tokenizers", "deepspeed", "numpy", "scipy")
 
@@ -47,7 +48,9 @@ class ResultRecord:
     task_name: str
     split: str
     languages: list[str]
-    scores: dict[str, Any]  # the task's metrics, ``main_score`` among them
+    # the task's metrics, ``main_score`` among them (a number: a task with nothing to score is an error, not a null)
+    scores: dict[str, Any] = field(metadata={"schema": {"required": ["main_score"],
+                                                        "properties": {"main_score": {"type": "number"}}}})
     model: dict[str, Any]  # name, path and the embedder's description
     scale: str
     seed: int
@@ -61,10 +64,10 @@ class ResultRecord:
 def write_result(path: str | Path, *, task: str, split: str, languages: list[str], scores: dict[str, Any],
                  model: dict[str, Any], scale: str, seed: int, config: dict[str, Any], data_files: Sequence[str | Path],
                  evaluation_time: float) -> dict[str, Any]:
-    if "main_score" not in scores:
-        raise ValueError(f"{task}: scores must contain main_score")
+    """Write a results JSON, checked first (:class:`ResultRecord`; nothing is written when it does not fit)."""
     record = ResultRecord(task, split, languages, scores, model, scale, seed, config_hash(config), git_commit(),
                           versions(), sha256_files(sorted(str(p) for p in data_files)), round(evaluation_time, 3))
+    check(asdict(record), ResultRecord, path)
     write_json(path, asdict(record))
     write_schema(Path(path).parent, ResultRecord)
     return asdict(record)

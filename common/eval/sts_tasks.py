@@ -74,6 +74,8 @@ def run_sts_years(task: Task, ctx: EvalContext) -> TaskResult:
 @register_task_type("sts17")
 def run_sts17(task: Task, ctx: EvalContext) -> TaskResult:
     out, files = {}, []
+    if not ctx.manifest.get("sts17"):
+        raise ctx.manifest_error("sts17", "missing or empty: no STS 2017 set to score")
     for d in ctx.manifest["sts17"]:
         pairs = loaders.read_sts17(d["input"], d["gold"])
         a = normalize(ctx.encode(pairs.sent1, d["langs"][0]))

@@ -8,20 +8,32 @@ values; "n/a" marks a task that does not apply to a method's model (XNLI fine-tu
 MoCo-BERT's language-specific pair is not). Where the config has an NMT column (:mod:`common.leaderboard.nmt`), a
 last column gives each method's BLEU after HICTL's two-stage NMT fine-tuning, and a last row the random-init
 Transformer's.
+
+Outside models (the workflow's ``models``, :mod:`common.leaderboard.outside`) are untrained rows: each task's main
+score with its interval over the test items (one model, no seeds), the NMT column not run; a note says where each
+one's weights came from, and each one's results are also exported in MTEB's results layout (``mteb/`` beside the
+table: :mod:`common.eval.mteb_export`). With ``--trained-from <folder>`` the trained rows are not read from the run
+folder but from that folder's table as it stands (``leaderboard.csv``, its notes from ``leaderboard.md``): the
+outside rows join the committed table without its 2 h 53 min of training (``snakemake leaderboard/models``).
 """
 from __future__ import annotations
 
 import argparse
+import csv
 import importlib
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from common.config import PAPER_SCALES, ROOT, load_leaderboard_config, load_yaml
+from common.eval import mteb_export
+from common.eval.results import read_result
 from common.eval.tasks import get_task
 from common.io import read_json
 from common.leaderboard import nmt as lbnmt
+from common.leaderboard import outside as lbout
 from common.leaderboard.methods import METHODS, method, registry
 from common.nmt import plan as nmtplan
 from common.report.claims import Difference, interval, item_metric
@@ -145,8 +157,84 @@ def paper_rows(ctx: ReportContext, rows: list[str]) -> dict[str, PaperRow]:
     return out
 
 
+OUTSIDE_PREFIX = "outside model: "
+
+
 def label(row: str) -> str:
-    return "random-init Transformer (NMT only)" if row == nmtplan.RANDOM else METHODS[row].label
+    if row == nmtplan.RANDOM:
+        return "random-init Transformer (NMT only)"
+    return METHODS[row].label if row in METHODS else f"{OUTSIDE_PREFIX}{row} (untrained)"
+
+
+def outside_records(ctx: ReportContext) -> dict[str, dict[str, dict[str, Any]]]:
+    """Outside row -> task -> its results JSON (``<results>/outside/eval/<name>/<task>.json``)."""
+    out = {}
+    for m in ctx.cfg.get("outside", []):
+        if m.name in METHODS or m.name == nmtplan.RANDOM:
+            raise ValueError(f"outside model {m.name!r} has the name of a leaderboard row")
+        out[m.name] = {t: asdict(read_result(ctx.results / "outside" / "eval" / m.name / f"{t}.json"))
+                       for t in ctx.cfg["tasks"]}
+    return out
+
+
+def outside_scores(ctx: ReportContext, nmt: dict[str, Any] | None,
+                   records: dict[str, dict[str, dict[str, Any]]]) -> Scores:
+    """Each outside row's cells: a task's main score with its interval over the test items; no NMT run."""
+    out: Scores = {}
+    for name, by_task in records.items():
+        out[name] = {t: (cell(t, [r["scores"]]), [r["scores"]["main_score"]]) for t, r in by_task.items()}
+        if nmt:
+            out[name][nmt_column(nmt)] = NOT_RUN
+    return out
+
+
+def outside_note(ctx: ReportContext, records: dict[str, dict[str, dict[str, Any]]]) -> str:
+    origins = "; ".join(f"{m.name}: {lbout.origin(m, next(iter(records[m.name].values()))['model'])}"
+                        for m in ctx.cfg.get("outside", []))
+    return ("Outside models: untrained rows (common/leaderboard/outside.py), scored by the same tasks on the "
+            "evaluation-only corpus (the same evaluation files), each sentence truncated at "
+            f"{ctx.cfg['eval']['max_length']} tokens as for every method; their interval is over the test items only "
+            "(one model, no seeds); their results in MTEB's layout: mteb/. Weights: " + origins + ".")
+
+
+def export_outside(ctx: ReportContext, records: dict[str, dict[str, dict[str, Any]]], out: Path) -> list[Path]:
+    """Each outside row's results in MTEB's results layout under ``<out>/mteb``."""
+    written: list[Path] = []
+    for m in ctx.cfg.get("outside", []):
+        recs = list(records[m.name].values())
+        model = {k: v for k, v in recs[0]["model"].items() if k != "path"}  # no machine's paths in the export
+        written += mteb_export.export(out / "mteb", m.name, lbout.revision(m), recs,
+                                      {"model": model, "origin": lbout.origin(m, recs[0]["model"]),
+                                       "scale": ctx.scale, "experiment": "leaderboard"})
+    return written
+
+
+def committed_table(folder: Path, cols: list[str]) -> tuple[Scores, list[str]]:
+    """The trained rows of a leaderboard table as it stands (``leaderboard.csv``; outside rows left out) and its
+    notes (``leaderboard.md``, an earlier outside-models note left out): what ``--trained-from`` keeps."""
+    by_label = {label(m): m for m in [*METHODS, nmtplan.RANDOM]}
+    values: Scores = {}
+    with open(folder / "leaderboard.csv", newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            name = row["method"]
+            if name.startswith(OUTSIDE_PREFIX) or name.startswith("paper:"):
+                continue
+            if name not in by_label:
+                raise ValueError(f"{folder / 'leaderboard.csv'}: row {name!r} is no registered method")
+            values[by_label[name]] = {c: parse_cell(row[c], row[f"{c} 95% CI"], row[f"{c} per seed"]) for c in cols}
+    notes = [line[2:] for line in (folder / "leaderboard.md").read_text(encoding="utf-8").splitlines()
+             if line.startswith("- ") and not line.startswith("- Outside models:")
+             and not line.startswith("- Trained rows:")]
+    return values, notes
+
+
+def parse_cell(mean: str, ci: str, per_seed: str) -> Cell | str:
+    """A cell as the CSV prints it: "n/a", NOT_RUN, or the mean, "[lo, hi]" and "a / b"."""
+    if mean in ("n/a", NOT_RUN):
+        return None if mean == "n/a" else NOT_RUN
+    lo, hi = (float(x) for x in ci.strip("[]").split(","))
+    seeds = [float(x) for x in per_seed.split(" / ")]
+    return Difference(float(mean), lo, hi, len(seeds), 1000), seeds
 
 
 def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None, runs: dict[str, dict[str, Any]]) -> Table:
@@ -232,14 +320,34 @@ def figure(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None, out: 
 
 def build(ctx: ReportContext) -> tuple[list[Table | TableSpec], dict[str, Figure]]:
     nmt = lbnmt.nmt_config(ctx.cfg)
-    runs = nmt_results(ctx, nmt)
-    values = scores(ctx, nmt, runs)
-    return [table(ctx, values, nmt, runs)], {"leaderboard": lambda out: figure(ctx, values, nmt, out)}
+    trained_from = ctx.cfg.get("trained_from")
+    records = outside_records(ctx)
+    if trained_from:  # the trained rows as the committed table has them (no training run here)
+        runs: dict[str, dict[str, Any]] = {}
+        values, notes = committed_table(Path(trained_from), columns(ctx, nmt))
+    else:
+        runs = nmt_results(ctx, nmt)
+        values, notes = scores(ctx, nmt, runs), []
+    values = {**values, **outside_scores(ctx, nmt, records)}
+    t = table(ctx, values, nmt, runs)
+    if trained_from:
+        t.notes = [*notes, "Trained rows: as `snakemake leaderboard/all` regenerated them (the numbers and notes of "
+                           "this folder's table before the outside rows were added: `snakemake leaderboard/models`)."]
+    if records:
+        t.notes.append(outside_note(ctx, records))
+
+    def draw(out: Path) -> list[Path]:
+        return [*figure(ctx, values, nmt, out), *export_outside(ctx, records, out)]
+
+    return [t], {"leaderboard": draw}
 
 
 def options(p: argparse.ArgumentParser) -> None:
     for key in ("methods", "tasks", "seeds"):
         p.add_argument(f"--{key}", default=None, help=f"comma-separated {key} (the workflow's, when it restricts them)")
+    p.add_argument("--models", default=None, help="comma-separated outside models (the workflow's models)")
+    p.add_argument("--trained-from", default=None,
+                   help="a folder whose leaderboard table gives the trained rows (its leaderboard.csv and .md)")
 
 
 def adjust(cfg: dict[str, Any], a: argparse.Namespace) -> None:
@@ -250,6 +358,12 @@ def adjust(cfg: dict[str, Any], a: argparse.Namespace) -> None:
         lbnmt.restrict_nmt(cfg)
     if a.seeds:
         cfg["seeds"] = [int(s) for s in a.seeds.split(",")]
+    cfg["outside"] = lbout.outside_models(cfg, a.models.split(",") if a.models else [])
+    cfg["trained_from"] = a.trained_from
+    if a.models:
+        models = ", ".join(f'"{m}"' for m in a.models.split(","))
+        cfg["report_command"] = (f"snakemake {'leaderboard/models' if a.trained_from else 'leaderboard/all'} "
+                                 f"--cores 2 --config scale={cfg['scale']} models='[{models}]'")
 
 
 if __name__ == "__main__":

@@ -270,7 +270,10 @@ class SentenceEncoder(nn.Module):
 
     def save(self, out_dir: str | Path, tokenizer: PreTrainedTokenizerBase | None = None,
              max_seq_length: int = 128) -> None:
-        """HF folder + sentence-transformers module files."""
+        """HF folder + sentence-transformers module files (Transformer, Pooling; the caller may add modules after
+        them: :func:`common.models.embedder.save_sentence_encoder`) and ``config_sentence_transformers.json``."""
+        from common.models import st_format
+
         out_dir = Path(out_dir)
         self.backbone.save_pretrained(out_dir)
         pooler = getattr(self.backbone, "pretrained_pooler", None)
@@ -278,31 +281,29 @@ class SentenceEncoder(nn.Module):
             add_to_checkpoint(out_dir, pooler)
         if tokenizer is not None:
             tokenizer.save_pretrained(out_dir)
-        dim = self.backbone.config.hidden_size
         (out_dir / "1_Pooling").mkdir(parents=True, exist_ok=True)
-        (out_dir / "1_Pooling" / "config.json").write_text(json.dumps({
-            "word_embedding_dimension": dim,
-            "pooling_mode_cls_token": self.pooling == "cls",
-            "pooling_mode_mean_tokens": self.pooling == "mean",
-            "pooling_mode_max_tokens": self.pooling == "max",
-            "pooling_mode_mean_sqrt_len_tokens": False,
-        }, indent=2))
-        (out_dir / "modules.json").write_text(json.dumps([
-            {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
-            {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
-        ], indent=2))
+        st_format.write_pooling(out_dir / "1_Pooling", self.backbone.config.hidden_size, self.pooling)
+        st_format.write_modules(out_dir, [st_format.Module("Transformer", ""),
+                                          st_format.Module("Pooling", "1_Pooling")])
         (out_dir / "sentence_bert_config.json").write_text(
             json.dumps({"max_seq_length": max_seq_length, "do_lower_case": False}, indent=2))
+        st_format.write_st_config(out_dir)
 
     @classmethod
     def load(cls, path: str | Path) -> SentenceEncoder:
+        """The Transformer and Pooling modules of a sentence-transformers folder (its ``modules.json`` says where the
+        Pooling config is; ``1_Pooling`` without one). A missing Pooling config, or a mode that is not one of
+        :data:`common.models.pooling.POOLING_MODES`, is an error naming the file."""
+        from common.models import st_format
+
         path = Path(path)
-        pooling = "cls"
-        pool_cfg = path / "1_Pooling" / "config.json"
-        if pool_cfg.exists():
-            cfg = json.loads(pool_cfg.read_text())
-            pooling = "cls" if cfg["pooling_mode_cls_token"] else "mean" if cfg["pooling_mode_mean_tokens"] else "max"
-        return cls(load_backbone(path), pooling)
+        pool_dir = "1_Pooling"
+        if (path / st_format.MODULES).exists():
+            found = [m.path for m in st_format.read_modules(path) if m.name == "Pooling"]
+            if not found:
+                raise st_format.ModelFormatError(f"{path / st_format.MODULES}: no Pooling module")
+            pool_dir = found[0]
+        return cls(load_backbone(path), st_format.read_pooling(path / pool_dir / "config.json").mode)
 
 
 PRECISION_DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}
@@ -321,24 +322,38 @@ def autocast(device: str | torch.device, precision: str) -> torch.autocast:
     return torch.autocast(torch.device(device).type, dtype=dtype, enabled=dtype != torch.float32)
 
 
-def encode_sentences(encoder: SentenceEncoder, tokenizer: PreTrainedTokenizerBase, sentences: list[str], *,
+def embedding_dim(encoder: nn.Module, projection: nn.Module | None = None) -> int:
+    """The width of the vectors ``encoder`` (then ``projection``) outputs: the last linear map's, or the encoder's
+    hidden size times its pooling modes."""
+    for module in (projection, getattr(encoder, "post", None)):
+        linears = [m for m in module.modules() if isinstance(m, nn.Linear)] if module is not None else []
+        if linears:
+            return int(linears[-1].out_features)
+    pooling = getattr(encoder, "pooling", None) or getattr(getattr(encoder, "sentence", None), "pooling", "cls")
+    return int(encoder.backbone.config.hidden_size) * len(str(pooling).split("+"))
+
+
+def encode_sentences(encoder: nn.Module, tokenizer: PreTrainedTokenizerBase, sentences: list[str], *,
                      batch_size: int = 128, max_length: int = 128, device: str | torch.device = "cpu",
-                     precision: str = "fp32", projection: nn.Module | None = None) -> torch.Tensor:
+                     precision: str = "fp32", projection: nn.Module | None = None,
+                     on_batch: Callable[[int], None] | None = None) -> torch.Tensor:
     """Embed sentences in length-sorted batches, longest first (the largest batch allocates first, as in
     sentence-transformers), under ``inference_mode``; returns (N, D) float32 in input order (a normal tensor).
     Each distinct sentence is embedded once (the English STS sets repeat a quarter of their 37.7k sentences).
     ``precision`` "bf16" runs the encoder under autocast (CPU AMX or GPU tensor cores); ``projection`` maps the
-    pooled vector (e.g. VMSST's mean of the semantic variable)."""
+    pooled vector (e.g. VMSST's mean of the semantic variable); ``on_batch(n)`` is told each batch's sentence count
+    (evaluation progress, :mod:`common.eval.progress`)."""
+    if batch_size < 1:  # range() would step through nothing and leave ``out`` uninitialised
+        raise ValueError(f"batch_size: {batch_size}; encoding needs a batch size of at least 1")
     distinct = list(dict.fromkeys(sentences))
     if len(distinct) < len(sentences):
         row = {s: i for i, s in enumerate(distinct)}
         emb = encode_sentences(encoder, tokenizer, distinct, batch_size=batch_size, max_length=max_length,
-                               device=device, precision=precision, projection=projection)
+                               device=device, precision=precision, projection=projection, on_batch=on_batch)
         return emb[torch.tensor([row[s] for s in sentences], dtype=torch.long)]  # (N, D)
     encoder.eval()
     order = sorted(range(len(sentences)), key=lambda i: -len(sentences[i]))
-    dim = projection.out_features if projection is not None else encoder.backbone.config.hidden_size
-    out = torch.empty(len(sentences), dim)  # allocated outside inference mode: callers may modify it in place
+    out: torch.Tensor | None = None
     for start in range(0, len(order), batch_size):
         idx = order[start:start + batch_size]
         # NumPy arrays, then tensors: a third faster than return_tensors="pt" (its per-element checks)
@@ -349,5 +364,10 @@ def encode_sentences(encoder: SentenceEncoder, tokenizer: PreTrainedTokenizerBas
             emb, _ = encoder(ids, mask)
             if projection is not None:
                 emb = projection(emb)
-            out[idx] = emb.float().cpu()
-    return out
+            emb = emb.float().cpu()
+        if out is None:  # allocated outside inference mode: callers may modify it in place
+            out = torch.empty(len(sentences), emb.shape[1])
+        out[idx] = emb
+        if on_batch is not None:
+            on_batch(len(idx))
+    return out if out is not None else torch.empty(0, embedding_dim(encoder, projection))

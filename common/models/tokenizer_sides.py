@@ -8,6 +8,7 @@ a pretrained ``tokenizer`` (VMSST's random-init models use the mT5 vocabulary).
 """
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 SHARED = "shared"
@@ -29,13 +30,14 @@ def folder(results: str, init: str, encoder_cfg: dict[str, Any]) -> str:
 
 
 def arguments(cfg: dict[str, Any], init: str, side: str) -> str:
-    """Command-line arguments of ``python -m common.models.tokenizer`` for one tokenizer."""
+    """Command-line arguments of ``python -m common.models.tokenizer`` for one tokenizer, as a shell string (its
+    model names and paths quoted)."""
     s = spec(cfg["encoders"][init], side)
     if s.get("vocabulary"):  # the model's own, extended with pieces learned on the corpus (and the model grown)
-        return (f"--pretrained {s['pretrained']} --extend-vocabulary {s['vocabulary']['max_new']} "
+        return (f"--pretrained {shlex.quote(s['pretrained'])} --extend-vocabulary {s['vocabulary']['max_new']} "
                 f"--side {'both' if side == SHARED else side}")
     if s.get("pretrained") or s.get("tokenizer"):  # the model's own, or a named pretrained tokenizer
-        return f"--pretrained {s.get('tokenizer') or s['pretrained']}"
+        return f"--pretrained {shlex.quote(s.get('tokenizer') or s['pretrained'])}"
     tok = cfg["tokenizer"]
     return (f"--side {'both' if side == SHARED else side} --vocab-size {tok['vocab_size']} "
             f"--min-frequency {tok.get('min_frequency', 2)}")

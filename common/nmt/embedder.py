@@ -22,6 +22,7 @@ from typing import Any
 
 import torch
 
+from common.io import read_checkpoint
 from common.models.embedder import (
     META,
     NotApplicable,
@@ -30,6 +31,7 @@ from common.models.embedder import (
     register_embedder,
     save_embedder_meta,
 )
+from common.models.model_files import require_finite_tensors
 from common.nmt.checkpoints import allow_fairseq_checkpoints
 
 log = logging.getLogger(__name__)
@@ -41,13 +43,14 @@ PREFIX = "encoder.backbone."  # the HF encoder inside common.nmt.fairseq_plugin.
 def load_encoder_state(checkpoint: Path) -> dict[str, torch.Tensor]:
     """The HF encoder's state dict inside a fairseq checkpoint of the ``hf_encoder_transformer`` model."""
     allow_fairseq_checkpoints()
-    state = torch.load(checkpoint, map_location="cpu", weights_only=True)
+    state = read_checkpoint(checkpoint)  # a cut or corrupt file: an error naming it
     model = state.get("model") if isinstance(state, dict) else None
     if not isinstance(model, dict):
         raise ValueError(f"{checkpoint}: not a fairseq checkpoint (no 'model' state dict)")
     backbone = {k[len(PREFIX):]: v for k, v in model.items() if k.startswith(PREFIX)}
     if not backbone:
         raise ValueError(f"{checkpoint}: no '{PREFIX}*' tensors; not an hf_encoder_transformer checkpoint")
+    require_finite_tensors(((PREFIX + k, v) for k, v in backbone.items()), checkpoint)
     return backbone
 
 

@@ -34,7 +34,7 @@ from typing import Any
 
 import torch
 
-from common.io import read_lines, write_json, write_lines
+from common.io import read_json, read_lines, write_json, write_lines
 from common.nmt import plan as nmtplan
 from common.nmt.embedder import save_fairseq_encoder_meta
 from common.nmt.plan import FAIRSEQ_MAX_LEN
@@ -105,7 +105,7 @@ def _train(args: list[str], data: Path, save_dir: Path) -> None:
     key = {"arguments": args, "data": _data_fingerprint(data)}
     record = save_dir / "resume.json"
     if (save_dir / "checkpoint_last.pt").exists():
-        before = json.loads(record.read_text()) if record.exists() else None
+        before = read_json(record) if record.exists() else None
         if before != key:
             changed = "no resume.json" if before is None else ", ".join(
                 k for k in key if before.get(k) != key[k])
@@ -121,7 +121,7 @@ def resumed_precision(save_dir: Path) -> str | None:
     record = save_dir / "resume.json"
     if not ((save_dir / "checkpoint_last.pt").exists() and record.exists()):
         return None
-    arguments = json.loads(record.read_text())["arguments"]
+    arguments = read_json(record)["arguments"]
     return "bf16" if {"--autocast-bf16", "--fp16"} & set(arguments) else "fp32"
 
 
@@ -247,13 +247,13 @@ def translate(checkpoint: Path, data: Path, subset: str, references: Path, out: 
 
     gen_log = generate(checkpoint, data, subset, out.parent / f".{out.stem}", beam, lenpen, max_len)
     tok = AutoTokenizer.from_pretrained(data / "hf_tokenizer")
-    tags = json.loads((data / "tags.json").read_text())["tags"]
+    tags = read_json(data / "tags.json")["tags"]
     raw = read_lines(references)
     hyps = bleu.read_generate(gen_log, tok, HFDictionary(tok, tags).indices, len(raw))
     norm = bleu.normalizer(tok)
     refs = [norm(r) for r in raw]  # the text the vocabulary can produce (MiniLM's: lower-cased, no accents)
     pretokenized = references.parent / "pretokenized.json"  # tests whose references are tokenized already
-    done = subset.removeprefix("test_") in (json.loads(pretokenized.read_text()) if pretokenized.exists() else [])
+    done = subset.removeprefix("test_") in (read_json(pretokenized) if pretokenized.exists() else [])
     result = {"beam": beam, "lenpen": lenpen, "max_len": list(max_len), "checkpoint": str(checkpoint), "subset": subset,
               "references": str(references), "n": len(refs),
               "references_normalized": sum(a != b for a, b in zip(raw, refs)),

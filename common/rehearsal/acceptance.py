@@ -20,7 +20,6 @@ failed, with its log, and the command exits 1.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import platform
@@ -39,7 +38,7 @@ import torch
 from common import requirements
 from common.config import papers
 from common.data import corpora
-from common.io import atomic_write, write_json
+from common.io import atomic_write, read_json, write_json
 from common.rehearsal import mirror
 from common.training.metrics_log import read_metrics
 
@@ -142,7 +141,7 @@ def trainer_check_isolated(precision: str, work: Path, device: str) -> Check:
                            "--work", str(work)], capture_output=True, text=True, env=env, cwd=ROOT, timeout=900)
     result = work / f"{precision}.json"
     if proc.returncode == 0 and result.exists():
-        return Check(**json.loads(result.read_text()))
+        return Check(**read_json(result))
     return Check(f"trainer {precision}", False, time.time() - t0, {}, (proc.stdout + proc.stderr)[-3000:])
 
 

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from common.config import ROOT, load_config, papers
-from common.io import atomic_write, read_json, write_json
-from common.report.claim import REPORTED_COLUMN, REPORTED_NOTE, Claim
+from common.io import DataFormatError, atomic_write, read_json, write_json
+from common.records import check
+from common.report.claim import REPORTED_COLUMN, REPORTED_NOTE, Claim, ClaimRecord
 from common.report.tables import Table, to_markdown
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,18 @@ def declared(paper: str, cfg: dict[str, Any]) -> list[tuple[Claim, str]]:
     return [(c, report) for fn, report in REPORTS.items() if hasattr(module, fn) for c in getattr(module, fn)(cfg)]
 
 
+def read_claim_records(path: Path) -> list[dict[str, Any]]:
+    """The records of a report's ``claims.json``, each checked against :class:`ClaimRecord` (an error names the
+    file, the record and the field)."""
+    data = read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("records"), list):
+        raise DataFormatError(path, None, "records: missing, or not a list of claim records")
+    for i, record in enumerate(data["records"]):
+        check(record, ClaimRecord, f"{path}: records/{i}")
+    records: list[dict[str, Any]] = data["records"]
+    return records
+
+
 def index(scale: str, figures: Path) -> tuple[Table, list[dict[str, Any]]]:
     """The index table (one row per declared claim) and its records."""
     records: list[dict[str, Any]] = []
@@ -46,7 +59,7 @@ def index(scale: str, figures: Path) -> tuple[Table, list[dict[str, Any]]]:
         for report in REPORTS.values():
             path = figures / paper / scale / report
             if path.exists():
-                found.update({(report, r["id"]): r for r in read_json(path)["records"]})
+                found.update({(report, r["id"]): r for r in read_claim_records(path)})
         for claim, report in declared(paper, load_config(paper, scale)):
             r = found.get((report, claim.id), {})
             records.append({"paper": paper, "id": claim.id, "where": claim.where, "statement": claim.statement,

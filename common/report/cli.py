@@ -17,6 +17,7 @@ from typing import Any
 from common.config import load_yaml
 from common.data.manifest import load_manifest
 from common.report import curves, vocabulary_table
+from common.report.cards import update_cards
 from common.report.context import ReportContext
 from common.report.index import write_index
 from common.report.results import ResultStore
@@ -55,6 +56,8 @@ def main(experiment: str, title: str, load_config: Callable[[str], dict[str, Any
     ctx = ReportContext(experiment, a.scale, cfg, ResultStore(a.results, registry(cfg)), load_manifest(a.corpus),
                         load_yaml(reported) if reported else {}, Path(a.results))
     tables, figures = build(ctx)
+    if pretraining:  # each saved model's card gains its results (common/report/cards.py)
+        update_cards(ctx)
     if pretraining and cfg.get("learning_curve"):  # every paper's main methods against steps (common/report/curves.py)
         figures = {**figures, curves.FIGURE: partial(curves.learning_curve_figure, ctx)}
     if pretraining and vocabulary_table.extended(cfg):  # pieces per word before and after an extended vocabulary
@@ -65,5 +68,6 @@ def main(experiment: str, title: str, load_config: Callable[[str], dict[str, Any
     for draw in figures.values():
         written += draw(out)
     target = "leaderboard/all" if experiment == "leaderboard" else f"papers/{experiment}/all"
-    written.append(write_index(out, target, title, a.scale, [t.name for t in rendered], list(figures)))
+    command = {"command": cfg["report_command"]} if cfg.get("report_command") else {}
+    written.append(write_index(out, target, title, a.scale, [t.name for t in rendered], list(figures), **command))
     log.info("wrote %d files to %s", len(written), out)

@@ -20,6 +20,8 @@ import numpy as np
 import torch
 from deepspeed.runtime.checkpoint_engine.torch_checkpoint_engine import TorchCheckpointEngine
 
+from common.io import read_checkpoint
+
 
 def allowed_globals() -> list[Any]:
     """The types (besides torch's defaults) that a training checkpoint may hold."""
@@ -35,8 +37,9 @@ class WeightsOnlyCheckpointEngine(TorchCheckpointEngine):
     """DeepSpeed's torch checkpoint engine, loading with ``weights_only=True`` and :func:`allowed_globals`."""
 
     def load(self, path: str, map_location: Any = None) -> Any:
+        """A checkpoint file; a cut or corrupt one is an error naming it (:func:`common.io.read_checkpoint`)."""
         with torch.serialization.safe_globals(allowed_globals()):
-            return torch.load(path, map_location=map_location, weights_only=True)
+            return read_checkpoint(path, map_location=map_location)
 
 
 def load_weights_only(engine: Any) -> None:

@@ -13,7 +13,6 @@ model, ``summary.json`` and the resolved config beside it::
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shutil
@@ -30,8 +29,9 @@ from transformers import HfArgumentParser
 from common.config import load_experiment_config
 from common.data.manifest import load_manifest
 from common.distributed.collectives import rank
-from common.io import write_json
+from common.io import read_json, write_json
 from common.precision import run_precision
+from common.training.finite import TrainingDiverged, require_finite_weights
 from common.training.malloc import keep_freed_memory
 from common.training.onednn import bound_primitive_cache
 from common.training.provenance import changed_settings
@@ -99,8 +99,28 @@ def save_model(built: Built, model: nn.Module, folder: Path, resolved: dict[str,
     shutil.rmtree(tmp, ignore_errors=True)
     built.save(model, tmp)
     write_json(tmp / "training_config.json", resolved)
+    write_model_card(tmp, resolved)
     shutil.rmtree(folder, ignore_errors=True)
     tmp.rename(folder)
+
+
+def write_model_card(folder: Path, resolved: dict[str, Any]) -> None:
+    """The saved folder's model card (common/models/card.py): method and paper, initial encoder, training data with
+    its counts and the leakage rule, hyper-parameters, seed, commit and data digests; results come with the report."""
+    from common.config import ROOT, load_yaml
+    from common.eval.results import git_commit, versions
+    from common.models import card, st_format
+
+    if not (folder / "embedder.json").exists():  # a recipe that saves no embedder folder gets no card
+        return
+    meta = read_json(folder / "embedder.json")
+    side = folder / "xx" if meta["kind"] == "dual-encoder" else folder
+    modules = [m.name for m in st_format.read_modules(side)] if (side / st_format.MODULES).exists() else [meta["kind"]]
+    if meta["kind"] == "dual-encoder":
+        modules = [f"Router(xx, en: {' → '.join(modules)})"]
+    reported = ROOT / "papers" / resolved["paper"] / "reported.yaml"
+    source = load_yaml(reported).get("source") if reported.exists() else None
+    card.write_card(folder, card.training_facts(resolved, source, modules, meta["kind"], git_commit(), versions()))
 
 
 def refuse_other_settings(output_dir: str, cfg: dict[str, Any]) -> None:
@@ -109,7 +129,7 @@ def refuse_other_settings(output_dir: str, cfg: dict[str, Any]) -> None:
     (``moco.momentum``) would otherwise resume the old run's last checkpoint and finish it under the new settings
     (common/training/provenance.py). The precision compared is the configured one (``configured_precision``), not
     the one a CPU that emulates bf16 ran (common/precision.py); a run saved before that was recorded skips it."""
-    saved = json.loads((Path(output_dir) / "training_args.json").read_text())
+    saved = read_json(Path(output_dir) / "training_args.json")
     old = saved.get("config")
     if old is None:
         return
@@ -172,8 +192,13 @@ def main(recipe: Recipe, argv: list[str] | None = None) -> None:
     resolved = {"paper": recipe.paper, "experiment": experiment, "run": vars(run), "method": built.method,
                 "config": cfg, "configured_precision": configured, "n_examples": len(examples)}
     trainer = Trainer(built.model, examples, built.collate, args, config_to_save=resolved,
-                      on_step=snapshotter(run, built, resolved) if run.snapshot_steps else None)
-    summary = trainer.train()
+                      on_step=snapshotter(run, built, resolved) if run.snapshot_steps else None,
+                      snapshot_steps=run.snapshot_steps)
+    try:
+        summary = trainer.train()
+    except TrainingDiverged as exc:  # one line naming the step and the last good checkpoint, no traceback
+        log.error("%s", exc)
+        raise SystemExit(f"error: {exc}") from None
     if summary.get("reason") == "stop_after":
         log.info("stopped after step %d (stop_after)", summary["stopped_at"])
         return
@@ -183,5 +208,6 @@ def main(recipe: Recipe, argv: list[str] | None = None) -> None:
         sys.exit(EXIT_RESUME)
     if trainer.rank == 0:
         out = Path(run.output_dir)
+        require_finite_weights(trainer.unwrap(), summary["step"], trainer.last_checkpoint, "trained model's weights")
         save_model(built, trainer.unwrap(), out / "model", resolved)
         write_json(out / "summary.json", summary)

@@ -17,7 +17,9 @@ checkpoint and stops (:mod:`common.training.stopping`; the CLI then exits with `
 Metrics go to ``metrics.jsonl`` and TensorBoard (:mod:`common.training.metrics_log`); the
 resolved arguments are saved to ``training_args.json`` beside the checkpoints. Precision follows
 one policy (:mod:`common.precision`). Collectives go through
-:mod:`common.distributed.collectives`.
+:mod:`common.distributed.collectives`. A non-finite loss, gradient norm or weight stops the run
+with the step and the last good checkpoint named, and no checkpoint or model is written from
+non-finite weights (:mod:`common.training.finite`).
 """
 from __future__ import annotations
 
@@ -40,9 +42,10 @@ from torch import nn
 
 from common.distributed.collectives import all_gather_object, barrier, broadcast_object, max_over_ranks, mean_over_ranks
 from common.distributed.env import ensure_process_group_env, process_group_teardown
-from common.io import write_json
+from common.io import DataFormatError, read_json, write_json
 from common.precision import deepspeed_precision, training_problems
 from common.training import rng
+from common.training.finite import FiniteGuard, require_finite_weights
 from common.training.grad_cache import enable_grad_cache
 from common.training.metrics_log import MetricsLog, peak_memory_mb
 from common.training.provenance import NOT_ARITHMETIC
@@ -153,7 +156,10 @@ def resumable_arguments(output_dir: str | Path) -> dict[str, Any] | None:
     saved = out / "training_args.json"
     if not (out / "checkpoints" / "latest").exists() or not saved.exists():
         return None
-    arguments: dict[str, Any] = json.loads(saved.read_text())["training_arguments"]
+    record = read_json(saved)  # invalid JSON: an error naming the file and the line
+    if not isinstance(record, dict) or not isinstance(record.get("training_arguments"), dict):
+        raise DataFormatError(saved, None, "training_arguments: missing, or not a JSON object")
+    arguments: dict[str, Any] = record["training_arguments"]
     return arguments
 
 
@@ -293,10 +299,11 @@ class Trainer:
     def __init__(self, model: nn.Module, examples: Sequence[Any],
                  collate: Callable[[list[Any], torch.Generator], dict[str, Any]],
                  args: TrainingArguments, config_to_save: dict[str, Any] | None = None,
-                 on_step: Callable[[int], None] | None = None):
-        """``on_step(step)`` runs on every rank after each optimizer step (e.g. saving a snapshot on rank 0)."""
+                 on_step: Callable[[int], None] | None = None, snapshot_steps: Sequence[int] = ()):
+        """``on_step(step)`` runs on every rank after each optimizer step (e.g. saving a snapshot on rank 0);
+        ``snapshot_steps``: the steps at which it saves the model, checked finite before it runs."""
         self.model, self.examples, self.collate, self.args = model, examples, collate, args
-        self.on_step = on_step
+        self.on_step, self.snapshot_steps = on_step, set(snapshot_steps)
         self.config_to_save = config_to_save or {}
         self.out = Path(args.output_dir)
         self.ckpt_dir = self.out / "checkpoints"
@@ -336,6 +343,9 @@ class Trainer:
             # 1/2, whose optimizer receives the gradients of its partitions through that path, even on one rank.
             engine.enable_backward_allreduce = False
         self.engine, self.scheduler = engine, scheduler
+        # fp16's loss scaler skips overflowed steps itself; the guard counts them (common/training/finite.py)
+        self.guard = FiniteGuard(engine.device, getattr(engine, "torch_autocast_z0_gradscaler", None))
+        self.guard.watch_clipping(engine)
         self.sampler = StepSampler(len(self.examples), self.args.global_batch_size, self.args.seed,
                                    self.rank, self.world, self.args.shuffle)
 
@@ -349,7 +359,18 @@ class Trainer:
         log.info("resumed from step %d", step)
         return step
 
+    def last_checkpoint(self) -> Path | None:
+        """The newest checkpoint of the run (the last good one: none is written from non-finite weights)."""
+        step = resumable_step(self.out)
+        return None if step is None else self.ckpt_dir / checkpoint_tag(step)
+
+    def _refuse_nonfinite(self, step: int, what: str = "weights") -> None:
+        """Before anything is written from the weights: every step so far finite, and the weights too."""
+        self.guard.check(step, self.last_checkpoint)
+        require_finite_weights(self.engine.module, step, self.last_checkpoint, what)
+
     def _save(self, step: int) -> None:
+        self._refuse_nonfinite(step)
         t0 = time.time()
         states = all_gather_object(rng.capture())
         self.engine.save_checkpoint(str(self.ckpt_dir), tag=checkpoint_tag(step),
@@ -456,10 +477,14 @@ class Trainer:
                 del micro, batch
             out = parts[0] if self.accum == 1 else {k: torch.stack([p[k] for p in parts]).mean() for k in parts[0]}
             step += 1
+            self.guard.observe(step, out["loss"], self.guard.step_grad_norm(self.engine))  # no host sync
             bar.update(1)
+            if step in self.snapshot_steps:
+                self._refuse_nonfinite(step, f"weights of the step-{step} snapshot")
             if self.on_step is not None:
                 self.on_step(step)
             if step % self.args.log_every == 0 or step == self.args.max_steps:
+                self.guard.check(step, self.last_checkpoint)
                 last = self._mean_over_ranks(out)
                 now = time.time()
                 rate = (step - logged_at[0]) * self.args.global_batch_size / max(now - logged_at[1], 1e-9)
@@ -488,7 +513,10 @@ class Trainer:
             if (self.args.save_every and step % self.args.save_every == 0) or timed:
                 self._save(step)
         bar.close()
-        return {"step": step, "final": last, "train_seconds": time.time() - t0}
+        # the last logged means; under fp16 a step the loss scaler skipped may have logged an overflowed loss, which
+        # summary.json records as null (JSON holds finite numbers only; every other step was checked finite)
+        final = {k: v if math.isfinite(v) else None for k, v in last.items()}
+        return {"step": step, "final": final, "train_seconds": time.time() - t0}
 
     def unwrap(self) -> nn.Module:
         return self.engine.module

@@ -48,11 +48,12 @@ def mirror_dir(config: dict[str, Any]) -> str | None:
     return f"{config['results_root']}/rehearsal/mirror" if config["scale"] == "rehearsal" else None
 
 
-def download_args(config: dict[str, Any]) -> str:
-    """The download source of a corpus or model job: the rehearsal's mirror, a site mirror, or the real hosts."""
+def download_args(config: dict[str, Any]) -> list[str]:
+    """The download source of a corpus or model job, as command-line arguments (a rule quotes each: ``{...:q}``):
+    the rehearsal's mirror, a site mirror, or the real hosts (none)."""
     if mirror := mirror_dir(config):
-        return f"--mirror {mirror}"
-    return f"--base-url {config['download_base_url']}" if config.get("download_base_url") else ""
+        return ["--mirror", mirror]
+    return ["--base-url", config["download_base_url"]] if config.get("download_base_url") else []
 
 
 def download_inputs(config: dict[str, Any]) -> list[str]:

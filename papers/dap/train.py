@@ -89,7 +89,9 @@ class DAPRecipe:
         model = build_model(cfg, method, run.init, tokenizer, num_languages=len(lang_ids), rtl_vocabulary=vocab)
 
         def save(trained: DAPModel, out: Path) -> None:
-            save_sentence_encoder(trained.encoder, tokenizer, out, cfg["eval"]["max_length"])
+            # translation ranking trains on cosines: the saved model normalises (a Normalize module)
+            save_sentence_encoder(trained.encoder, tokenizer, out, cfg["eval"]["max_length"],
+                                  normalize="tr" in method["objectives"] and method.get("train", True))
 
         info = {**method, "languages": lang_ids, **({"rtl_vocabulary_size": len(vocab)} if vocab else {})}
         overrides = {} if method.get("train", True) else {"max_steps": 0}  # ``init``: the encoder as it starts

@@ -17,7 +17,6 @@ pre-training evaluations of :mod:`papers.hictl.report`).
 """
 from __future__ import annotations
 
-import json
 from functools import partial
 from pathlib import Path
 
@@ -46,7 +45,7 @@ def label(system: str, labels: dict[str, str]) -> str:
 
 
 def load(results: Path, t: plan.Translation) -> dict:
-    return json.loads(Path(t.path(str(results))).read_text())
+    return read_json(t.path(str(results)))  # a bad file: an error naming it (and the line, or the key)
 
 
 def final_model(system: str, pair: str) -> str:

@@ -2,9 +2,9 @@
 
 ``python -m papers.hictl.train --help`` lists the arguments (:mod:`common.training.cli`). Writes ``model/``: the
 encoder (HF format with its tokenizer, so the NMT fine-tuning of section 3.2 can load it) as a
-``sentence-encoder`` folder with CLS pooling and the projection f (``projection.safetensors``), i.e. the
-representation r(x) = f(g(M(x))) the sentence-level loss trains; runs without that loss save g(M(x)) alone (their
-f was never trained: :meth:`papers.hictl.model.HICTL.saved_projection`).
+``sentence-encoder`` folder with CLS pooling and the projection f (its ``2_Dense`` module, then ``Normalize``),
+i.e. the representation r(x) = f(g(M(x))) the sentence-level loss trains; runs without that loss save g(M(x)) alone
+(their f was never trained: :meth:`papers.hictl.model.HICTL.saved_projection`).
 
 Training examples: every parallel pair of the corpus ``(x, y, "parallel")`` plus monolingual sentences
 ``(x, None, "mono")`` -- the corpus's ``monolingual`` files when it has them (CC-100 at paper scale), else both
@@ -72,8 +72,9 @@ class HICTLRecipe:
         collate = HICTLCollator(tokenizer, cfg["training"]["max_length"], h["mask_bilingual"], h["mask_monolingual"])
 
         def save(trained: HICTL, out: Path) -> None:
+            # the sentence-level CTL trains on cosines of f(g(M(x))): its runs save a Normalize module after f
             save_sentence_encoder(trained.encoder, tokenizer, out, cfg["eval"]["max_length"],
-                                  projection=trained.saved_projection())
+                                  projection=trained.saved_projection(), normalize=v["sentence"] and v["train"])
 
         # Table 9 trains its base and large models with different learning rates and Adam betas
         overrides = {**h.get("training_by_init", {}).get(run.init, {}), **({} if v["train"] else {"max_steps": 0})}

@@ -77,8 +77,9 @@ class MocoRecipe:
         collate = MocoCollator(tok_xx, tok_en, cfg["training"]["max_length"], nli, cfg["moco"]["nli_batch_size"])
 
         def save(trained: DualMomentumContrast, out: Path) -> None:
+            # the momentum contrast compares normalised vectors (section 2): both sides save a Normalize module
             save_dual_encoder({"xx": (trained.encoder_x, tok_xx), "en": (trained.encoder_y, tok_en)}, out,
-                              cfg["eval"]["max_length"])
+                              cfg["eval"]["max_length"], normalize=s["max_steps"] > 0)
 
         overrides = {"max_steps": s["max_steps"], "global_batch_size": s["global_batch_size"]}
         return Built(model, collate, save, {**s, "languages": sorted(manifest["train"])}, overrides)

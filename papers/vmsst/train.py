@@ -3,7 +3,7 @@
 ``python -m papers.vmsst.train --help`` lists the arguments (:mod:`common.training.cli`); ``--method`` is a run
 name of :mod:`papers.vmsst.variants`. Writes ``model/``: the semantic inference network as a
 ``sentence-encoder`` folder whose pooled output goes through the saved mean projection (the sentence
-embedding of section 5), loadable by sentence-transformers for the encoder part.
+embedding of section 5), a Dense module: ``SentenceTransformer(model)`` computes that embedding.
 
 Dropout (section 6.4): 0.1 for Contrastive, none for BiTranslation, VMSST and VMSST Contrastive (the paper's
 24-layer random-init VMSST Contrastive used 0.1: ``vmsst.dropout_by_setting``).

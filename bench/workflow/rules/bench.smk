@@ -77,13 +77,13 @@ rule bucc_set:
         directory(f"{RESULTS}/bucc"),
     params:
         data_root=config["data_root"],
-        pairs=" ".join(CFG["mining"]["bucc_pairs"]),
+        pairs=CFG["mining"]["bucc_pairs"],
     log:
         log("bucc_set"),
     benchmark:
         bench("bucc_set")
     shell:
-        "python -m bench.bucc_set --data-root {params.data_root} --pairs {params.pairs} --out {output} > {log} 2>&1"
+        "python -m bench.bucc_set --data-root {params.data_root:q} --pairs {params.pairs:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule train_step:
@@ -99,9 +99,9 @@ rule train_step:
     benchmark:
         bench("train_step")
     shell:
-        "python -m bench.train_step --out {params.out} --threads {params.threads} --batch {params.c[batch]} "
-        "--max-length {params.c[max_length]} --warmup {params.c[warmup]} --steps {params.c[steps]} "
-        "--rounds {params.c[rounds]} --precision {params.c[precision]} > {log} 2>&1"
+        "python -m bench.train_step --out {params.out:q} --threads {params.threads:q} --batch {params.c[batch]:q} "
+        "--max-length {params.c[max_length]:q} --warmup {params.c[warmup]:q} --steps {params.c[steps]:q} "
+        "--rounds {params.c[rounds]:q} --precision {params.c[precision]:q} > {log:q} 2>&1"
 
 
 rule encode:
@@ -117,9 +117,9 @@ rule encode:
     benchmark:
         bench("encode")
     shell:
-        "python -m bench.encode --out {params.out} --threads {params.threads} --sentences {params.c[sentences]} "
-        "--batch {params.c[batch]} --max-length {params.c[max_length]} --rounds {params.c[rounds]} "
-        "--precision {params.c[precision]} > {log} 2>&1"
+        "python -m bench.encode --out {params.out:q} --threads {params.threads:q} --sentences {params.c[sentences]:q} "
+        "--batch {params.c[batch]:q} --max-length {params.c[max_length]:q} --rounds {params.c[rounds]:q} "
+        "--precision {params.c[precision]:q} > {log:q} 2>&1"
 
 
 rule mining:
@@ -131,7 +131,7 @@ rule mining:
     params:
         out=here,
         c=CFG["mining"],
-        sizes=" ".join(map(str, CFG["mining"]["sizes"])),
+        sizes=list(map(str, CFG["mining"]["sizes"])),
         flat_max=CFG["mining"].get("flat_max", 0),
         threads=CFG["threads"],
     log:
@@ -139,9 +139,9 @@ rule mining:
     benchmark:
         bench("mining")
     shell:
-        "python -m bench.mining --out {params.out} --threads {params.threads} --sizes {params.sizes} --dim {params.c[dim]} "
-        "--k {params.c[k]} --approx {params.c[approx]} --flat-max {params.flat_max} --bucc-dir {input.bucc} "
-        "> {log} 2>&1"
+        "python -m bench.mining --out {params.out:q} --threads {params.threads:q} --sizes {params.sizes:q} --dim {params.c[dim]:q} "
+        "--k {params.c[k]:q} --approx {params.c[approx]:q} --flat-max {params.flat_max:q} --bucc-dir {input.bucc:q} "
+        "> {log:q} 2>&1"
 
 
 rule overheads:
@@ -157,9 +157,9 @@ rule overheads:
     benchmark:
         bench("overheads")
     shell:
-        "python -m bench.overheads --out {params.out} --threads {params.threads} --batch {params.c[batch]} "
-        "--max-length {params.c[max_length]} --warmup {params.c[warmup]} --repeats {params.c[repeats]} "
-        "--precision {params.c[precision]} > {log} 2>&1"
+        "python -m bench.overheads --out {params.out:q} --threads {params.threads:q} --batch {params.c[batch]:q} "
+        "--max-length {params.c[max_length]:q} --warmup {params.c[warmup]:q} --repeats {params.c[repeats]:q} "
+        "--precision {params.c[precision]:q} > {log:q} 2>&1"
 
 
 rule scaling:
@@ -169,17 +169,17 @@ rule scaling:
     params:
         out=here,
         c=CFG["scaling"],
-        batches=" ".join(map(str, CFG["scaling"]["batches"])),
-        processes=" ".join(map(str, CFG["scaling"]["processes"])),
+        batches=list(map(str, CFG["scaling"]["batches"])),
+        processes=list(map(str, CFG["scaling"]["processes"])),
         threads=CFG["threads"],
     log:
         log("scaling"),
     benchmark:
         bench("scaling")
     shell:
-        "python -m bench.scaling --out {params.out} --threads {params.threads} --batches {params.batches} "
-        "--processes {params.processes} --process-batch {params.c[process_batch]} "
-        "--max-length {params.c[max_length]} --warmup {params.c[warmup]} --steps {params.c[steps]} > {log} 2>&1"
+        "python -m bench.scaling --out {params.out:q} --threads {params.threads:q} --batches {params.batches:q} "
+        "--processes {params.processes:q} --process-batch {params.c[process_batch]:q} "
+        "--max-length {params.c[max_length]:q} --warmup {params.c[warmup]:q} --steps {params.c[steps]:q} > {log:q} 2>&1"
 
 
 rule report:
@@ -194,4 +194,4 @@ rule report:
     benchmark:
         bench("report")
     shell:
-        "python -m bench.report --dir {params.out} " + " ".join(NAMES) + " > {log} 2>&1"
+        "python -m bench.report --dir {params.out:q} " + " ".join(NAMES) + " > {log:q} 2>&1"

@@ -3,7 +3,6 @@ tokenizer stored beside the binarized data (``<data>/hf_tokenizer``, written by 
 target-language tags of ``<data>/tags.json``, and right-padded sources (an HF encoder numbers positions from the
 left). No ``from __future__ import annotations`` here: fairseq reads the config dataclass's field types."""
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from fairseq.tasks import register_task
 from fairseq.tasks.translation import TranslationConfig, TranslationTask
 from transformers import AutoTokenizer
 
+from common.io import read_json
 from common.nmt.fairseq_plugin.dictionary import HFDictionary
 
 
@@ -25,5 +25,5 @@ class TranslationHFTask(TranslationTask):
     def load_dictionary(cls, filename: str) -> HFDictionary:
         """``filename`` is ``<data>/dict.<side>.txt``; the dictionary comes from ``<data>/hf_tokenizer``."""
         root = Path(filename).parent
-        tags = json.loads((root / "tags.json").read_text())["tags"]
+        tags = read_json(root / "tags.json")["tags"]
         return HFDictionary(AutoTokenizer.from_pretrained(root / "hf_tokenizer"), tags)

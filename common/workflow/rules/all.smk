@@ -37,13 +37,13 @@ rule preflight:
         scale=SCALE,
         source=download_args(config),
         runs=len(REG),
-        gpu_kind=f"--gpu-kind {config['gpu_kind']}" if config.get("gpu_kind") else "",
+        gpu_kind=["--gpu-kind", config["gpu_kind"]] if config.get("gpu_kind") else [],
     log:
         P.log("preflight"),
     benchmark:
         P.bench("preflight")
     localrule: True
     shell:
-        "python -m common.workflow.preflight --experiment {params.experiment} --scale {params.scale} --data-root {config[data_root]} "
-        "--results-root {config[results_root]} --cache-root {config[cache_root]} {params.source} --runs {params.runs} "
-        "{params.gpu_kind} 2>&1 | tee {log}"
+        "python -m common.workflow.preflight --experiment {params.experiment:q} --scale {params.scale:q} --data-root {config[data_root]:q} "
+        "--results-root {config[results_root]:q} --cache-root {config[cache_root]:q} {params.source:q} --runs {params.runs:q} "
+        "{params.gpu_kind:q} 2>&1 | tee {log:q}"

@@ -1,7 +1,6 @@
 # Corpus preparation (every experiment): training pairs after the leakage rule, the mini-scale
 # BUCC-style benchmark, and a manifest of the evaluation sets.
 import json
-import shlex
 
 from common.training.provenance import digest
 from common.workflow import data_root as data_root_check
@@ -28,7 +27,7 @@ rule corpus:
         out=P.corpus,
         source=download_args(config),
         settings=digest(CFG["corpus"]),  # the module reads the config's corpus section: an edit reruns it
-        corpus=f"--corpus {shlex.quote(json.dumps(config['corpus']))}" if config.get("corpus") else "",
+        corpus=["--corpus", json.dumps(config["corpus"])] if config.get("corpus") else [],  # your own data
     resources:  # at paper scale mem_mb from the census (common/census/corpus.py)
         **train_resources(CFG, EXPERIMENT, job=lambda wc: "corpus", ranks=1, stage="corpus"),
     log:
@@ -36,5 +35,5 @@ rule corpus:
     benchmark:
         P.bench("corpus")
     shell:
-        "python -m common.data.corpus --experiment {params.experiment} --scale {params.scale} "
-        "--data-root {params.data_root} --out {params.out} {params.source} {params.corpus} > {log} 2>&1"
+        "python -m common.data.corpus --experiment {params.experiment:q} --scale {params.scale:q} "
+        "--data-root {params.data_root:q} --out {params.out:q} {params.source:q} {params.corpus:q} > {log:q} 2>&1"

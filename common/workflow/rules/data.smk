@@ -38,7 +38,7 @@ rule data_folder:
     params:
         root=config["data_root"],
         downloads=f"{config['cache_root']}/data_sources",
-        source=f"--base-url {config['download_base_url']}" if config.get("download_base_url") else "",
+        source=["--base-url", config["download_base_url"]] if config.get("download_base_url") else [],
     resources:
         mem_mb=2000,
         runtime=60,
@@ -48,4 +48,4 @@ rule data_folder:
         "benchmarks/data/{folder}.tsv"
     shell:
         "python -m common.data.rebuild --folder {wildcards.folder:q} --data-root {params.root:q} "
-        "--downloads {params.downloads:q} {params.source} > {log:q} 2>&1"
+        "--downloads {params.downloads:q} {params.source:q} > {log:q} 2>&1"

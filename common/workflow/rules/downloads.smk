@@ -29,7 +29,7 @@ rule model:
     benchmark:
         "benchmarks/models/{folder}.tsv"
     shell:
-        "python -m common.models.hub --name {params.name} --cache-root {params.cache} {params.source} > {log} 2>&1"
+        "python -m common.models.hub --name {params.name:q} --cache-root {params.cache:q} {params.source:q} > {log:q} 2>&1"
 
 
 if mirror_dir(config):
@@ -55,4 +55,4 @@ if mirror_dir(config):
         benchmark:
             "benchmarks/rehearsal/mirror.tsv"
         shell:
-            "python -m common.rehearsal.mirror --data-root {params.data_root} --out {params.out} > {log} 2>&1"
+            "python -m common.rehearsal.mirror --data-root {params.data_root:q} --out {params.out:q} > {log:q} 2>&1"

@@ -25,7 +25,7 @@ rule evaluate:
         gpu=min(1, TRAIN.get("gpus", 0)),
         **job_resources(CFG, "evaluate"),
     params:
-        tasks=" ".join(f"--task {t}" for t in COMMON_TASKS),
+        tasks=[arg for t in COMMON_TASKS for arg in ("--task", t)],
         scale=SCALE,
         batch_size=CFG["eval"]["batch_size"],
         precision=CFG["eval"].get("precision", "fp32"),
@@ -37,10 +37,10 @@ rule evaluate:
     benchmark:
         P.bench("eval/{init}/{method}/seed{seed}/tasks")
     shell:
-        "OMP_NUM_THREADS={threads} python -m common.eval {params.tasks} --model-dir {input.model} "
-        "--corpus {input.corpus} --scale {params.scale} --seed {wildcards.seed} --batch-size {params.batch_size} "
-        "--precision {params.precision} --model-name {params.name} --out-dir {params.out_dir} "
-        "--tensorboard {params.tensorboard} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads} python -m common.eval {params.tasks:q} --model-dir {input.model:q} "
+        "--corpus {input.corpus:q} --scale {params.scale:q} --seed {wildcards.seed:q} --batch-size {params.batch_size:q} "
+        "--precision {params.precision:q} --model-name {params.name:q} --out-dir {params.out_dir:q} "
+        "--tensorboard {params.tensorboard:q} > {log:q} 2>&1"
 
 
 use rule evaluate as evaluate_task with:
@@ -54,7 +54,7 @@ use rule evaluate as evaluate_task with:
         # common/census/evaluation.py); the config's resources.evaluate otherwise
         **train_resources(CFG, EXPERIMENT, job=lambda wc: f"eval/{wc.init}/{wc.task}", ranks=1, stage="evaluate"),
     params:
-        tasks=lambda wc: f"--task {wc.task}",
+        tasks=lambda wc: ["--task", wc.task],
         scale=SCALE,
         batch_size=CFG["eval"]["batch_size"],
         precision=CFG["eval"].get("precision", "fp32"),
@@ -91,6 +91,6 @@ rule learning_curve_point:
     benchmark:
         P.bench("curve/{init}/{method}/seed{seed}/step{step}/{task}")
     shell:
-        "OMP_NUM_THREADS={threads} python -m common.eval --task {wildcards.task} --model-dir {params.model} "
-        "--corpus {input.corpus} --scale {params.scale} --seed {wildcards.seed} --batch-size {params.batch_size} "
-        "--precision {params.precision} --out-dir {params.out_dir} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads} python -m common.eval --task {wildcards.task:q} --model-dir {params.model:q} "
+        "--corpus {input.corpus:q} --scale {params.scale:q} --seed {wildcards.seed:q} --batch-size {params.batch_size:q} "
+        "--precision {params.precision:q} --out-dir {params.out_dir:q} > {log:q} 2>&1"

@@ -61,8 +61,8 @@ rule nmt_data:
     benchmark:
         P.bench("nmt/data/{setting}")
     shell:
-        "python -m common.nmt.data --corpus {input.corpus} --tokenizer {input.tokenizer} --spec '{params.spec}' "
-        "--out {output} > {log} 2>&1"
+        "python -m common.nmt.data --corpus {input.corpus:q} --tokenizer {input.tokenizer:q} --spec {params.spec:q} "
+        "--out {output:q} > {log:q} 2>&1"
 
 
 rule nmt_stage1:
@@ -89,8 +89,8 @@ rule nmt_stage1:
     benchmark:
         P.bench("nmt/{setting}/{system}/stage1")
     shell:
-        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe stage1 --settings '{params.settings}' --scale {params.scale} "
-        "--data {input.data}/stage1 --encoder {params.encoder} --save-dir {params.save} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe stage1 --settings {params.settings:q} --scale {params.scale:q} "
+        "--data {input.data:q}/stage1 --encoder {params.encoder:q} --save-dir {params.save:q} > {log:q} 2>&1"
 
 
 rule nmt_stage2:
@@ -117,9 +117,9 @@ rule nmt_stage2:
     benchmark:
         P.bench("nmt/{setting}/{system}/stage2/{pair}")
     shell:
-        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe stage2 --settings '{params.settings}' --scale {params.scale} "
-        "--data {input.data}/{wildcards.pair} --encoder {params.encoder} --stage1 {params.stage1} "
-        "--save-dir {params.save} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe stage2 --settings {params.settings:q} --scale {params.scale:q} "
+        "--data {input.data:q}/{wildcards.pair:q} --encoder {params.encoder:q} --stage1 {params.stage1:q} "
+        "--save-dir {params.save:q} > {log:q} 2>&1"
 
 
 def nmt_random_shape(wc):
@@ -156,8 +156,8 @@ rule nmt_random:
     benchmark:
         P.bench("nmt/{setting}/random/{pair}")
     shell:
-        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe baseline --settings '{params.settings}' --scale {params.scale} "
-        "--data {input.data}/{wildcards.pair} --encoder {params.arch} --save-dir {params.save} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe baseline --settings {params.settings:q} --scale {params.scale:q} "
+        "--data {input.data:q}/{wildcards.pair:q} --encoder {params.arch:q} --save-dir {params.save:q} > {log:q} 2>&1"
 
 
 def nmt_model_done(wc):
@@ -197,8 +197,8 @@ rule nmt_translate:
     benchmark:
         P.bench("nmt/{setting}/{system}/bleu/{model}")
     shell:
-        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe translate --data {input.data} "
-        "--checkpoint {params.checkpoint} --tests '{params.tests}' > {log} 2>&1 && echo '{{}}' > {output.done}"
+        "OMP_NUM_THREADS={threads} python -m common.nmt.recipe translate --data {input.data:q} "
+        "--checkpoint {params.checkpoint:q} --tests {params.tests:q} > {log:q} 2>&1 && echo '{{}}' > {output.done:q}"
 
 
 NMT_DONE = sorted({f"{NMT_ROOT}/nmt/{t.setting}/{t.system}/bleu/{t.model}/done.json"

@@ -23,5 +23,5 @@ rule report_nmt:
     benchmark:
         P.bench("report_nmt")
     shell:
-        "python -m {params.module} --scale {params.scale} --results {params.results} --corpus {input.corpus} "
-        "--out {params.out} > {log} 2>&1"
+        "python -m {params.module:q} --scale {params.scale:q} --results {params.results:q} --corpus {input.corpus:q} "
+        "--out {params.out:q} > {log:q} 2>&1"

@@ -38,5 +38,5 @@ rule report:
     benchmark:
         P.bench("report")
     shell:
-        "python -m {params.module} --scale {params.scale} --results {params.results} --corpus {input.corpus} "
-        "--out {params.out} {params.extra} > {log} 2>&1"
+        "python -m {params.module:q} --scale {params.scale:q} --results {params.results:q} --corpus {input.corpus:q} "
+        "--out {params.out:q} {params.extra} > {log:q} 2>&1"

@@ -17,4 +17,4 @@ rule tokenizer:
     benchmark:
         P.bench("tokenizer/{init}/{side}")
     shell:
-        "python -m common.models.tokenizer --corpus {input.corpus} {params.args} --out {output} > {log} 2>&1"
+        "python -m common.models.tokenizer --corpus {input.corpus:q} {params.args} --out {output:q} > {log:q} 2>&1"

@@ -16,7 +16,7 @@ def tokenizer_inputs(wc):
 def snapshot_steps(wc):
     """The snapshots a learning curve evaluates (config learning_curve; common/report/curves.py)."""
     steps = curves.curve_steps(CFG) if curves.on_curve(CFG, wc.method, wc.init) else []
-    return "--snapshot_steps " + " ".join(map(str, steps)) if steps else ""
+    return ["--snapshot_steps", *map(str, steps)] if steps else []
 
 
 @cache
@@ -33,7 +33,7 @@ def trained_settings(wc):
 def rehearsed_time_limit(wc):
     """The rehearsal's simulated time limit, for the one run it names (training.rehearse_time_limit)."""
     r = TRAIN.get("rehearse_time_limit")
-    return f"--rehearse_time_limit_at {r['at']}" if r and r["run"] == f"{wc.init}/{wc.method}" else ""
+    return ["--rehearse_time_limit_at", str(r["at"])] if r and r["run"] == f"{wc.init}/{wc.method}" else []
 
 
 rule train:
@@ -70,6 +70,6 @@ rule train:
     benchmark:
         P.bench("train/{init}/{method}/seed{seed}")
     shell:
-        "OMP_NUM_THREADS={params.rank_threads} {params.launcher} -m {params.module} --experiment {params.experiment} --scale {params.scale} "
-        "--method {params.method} --init {wildcards.init} --seed {wildcards.seed} --corpus {input.corpus} "
-        "--tokenizer {params.tokenizer} --output_dir {params.run_dir} {params.rehearse} {params.snapshots} > {log} 2>&1"
+        "OMP_NUM_THREADS={params.rank_threads} {params.launcher} -m {params.module:q} --experiment {params.experiment:q} --scale {params.scale:q} "
+        "--method {params.method:q} --init {wildcards.init:q} --seed {wildcards.seed:q} --corpus {input.corpus:q} "
+        "--tokenizer {params.tokenizer:q} --output_dir {params.run_dir:q} {params.rehearse:q} {params.snapshots:q} > {log:q} 2>&1"

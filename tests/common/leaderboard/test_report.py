@@ -140,3 +140,27 @@ def test_paper_rows_stand_beside_dap_methods_only_on_the_papers_basis():
     ctx.scale, ctx.cfg["encoders"] = "mini", {"minilm": {}}
     mini = table(ctx, {"tr": ours}, None, {})
     assert len(mini.rows) == 1 and not any(n.startswith("'paper:'") for n in mini.notes)
+
+
+def test_trained_rows_kept_from_the_committed_table_render_as_they_were(tmp_path):
+    """``--trained-from``: a table's trained rows and notes read back (outside rows and their note left out) give the
+    same CSV cells when the table is written again."""
+    from types import SimpleNamespace
+
+    from common.leaderboard.report import committed_table, label, table
+    from common.report.tables import to_csv
+
+    header = ["method", "tatoeba@cosine", "tatoeba@cosine 95% CI", "tatoeba@cosine per seed"]
+    rows = [f"{label('init')},4.4481,\"[4.2, 4.7]\",4.4", f"{label('tr')},9.9421,\"[7.3, 12.6]\",10.1 / 9.7",
+            f"{label('random')},–,–,–", "outside model: m (untrained),4.4,\"[4.2, 4.7]\",4.4"]
+    (tmp_path / "leaderboard.csv").write_text(",".join(header) + "\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    (tmp_path / "leaderboard.md").write_text("**t**\n\n| a |\n|---|\n| 1 |\n\n- Scale 'mini': the corpus.\n"
+                                             "- Outside models: an old note.\n- No verdicts.\n", encoding="utf-8")
+    values, notes = committed_table(tmp_path, ["tatoeba@cosine"])
+    assert list(values) == ["init", "tr", "random"] and notes == ["Scale 'mini': the corpus.", "No verdicts."]
+    d, seeds = values["tr"]["tatoeba@cosine"]
+    assert (d.mean, d.lo, d.hi, d.seeds, seeds) == (9.9421, 7.3, 12.6, 2, [10.1, 9.7])
+    ctx = SimpleNamespace(scale="mini", manifest={"leakage": {"dropped_total": 3}},
+                          cfg={"tasks": ["tatoeba@cosine"], "description": "d", "encoders": {"minilm": {}},
+                               "training": {"max_steps": 1, "global_batch_size": 2}, "seeds": [1, 2]})
+    assert to_csv(table(ctx, values, None, {})).splitlines() == [",".join(header), *rows[:3]]

@@ -25,7 +25,8 @@ def test_sentence_encoder_folder_round_trip(tok, tmp_path):
     enc = encoder(tok, 0)
     save_sentence_encoder(enc, tok, tmp_path / "m", max_length=8)
     assert json.loads((tmp_path / "m" / "embedder.json").read_text()) == {"kind": "sentence-encoder", "max_length": 8,
-                                                                        "pooling": "mean"}
+                                                                        "pooling": "mean",
+                                                                        "modules": ["Transformer", "Pooling"]}
     emb = load_embedder(tmp_path / "m", batch_size=2)
     want = encode_sentences(enc, tok, SENTS, max_length=8)
     assert emb.hf_model_dir() == tmp_path / "m"

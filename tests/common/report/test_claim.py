@@ -1,12 +1,13 @@
 """Claims as declarations: a claim evaluated to its record, claims a scale cannot score left out, ids unique, and
 the cross-paper index joining declarations with the reports' records."""
+from dataclasses import asdict
 from types import SimpleNamespace
 
 import pytest
 
 from common.io import read_json, write_json
 from common.report import claims_index
-from common.report.claim import Claim, NotApplicable, Side, claims_table, reported, unseeded_side
+from common.report.claim import Claim, ClaimRecord, NotApplicable, Side, claims_table, reported, unseeded_side
 from common.report.claims import MeanOfAccuracies
 from common.report.results import Stat
 
@@ -49,8 +50,9 @@ def test_claims_table_and_records():
 def test_index_joins_declarations_with_the_reports_records(tmp_path):
     """Every paper's claims at smoke scale are listed; one with a record in its report's claims.json carries that
     verdict, the others say they have not been evaluated."""
-    write_json(tmp_path / "moco" / "smoke" / "claims.json", {"caption": "c", "records": [
-        {"id": "queue-beats-inbatch.sts", "verdict": "holds", "difference": 1.5, "lo": 0.5, "hi": 2.5, "seeds": 5}]})
+    record = ClaimRecord("moco", "queue-beats-inbatch.sts", "Table 5", "queue beats in-batch", "STS", "", "in-batch",
+                         "queue", 70.0, 71.5, 1.5, 0.5, 2.5, 5, 1, "holds")
+    write_json(tmp_path / "moco" / "smoke" / "claims.json", {"caption": "c", "records": [asdict(record)]})
     table, records = claims_index.index("smoke", tmp_path)
     assert {r["paper"] for r in records} == {"dap", "hictl", "moco", "vmsst"}
     assert len({(r["paper"], r["id"]) for r in records}) == len(records)  # ids unique within a paper

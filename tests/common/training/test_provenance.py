@@ -93,7 +93,7 @@ def test_the_command_line_refuses_to_resume_a_run_of_other_settings(monkeypatch,
     section (which TrainingArguments do not hold) stops it, naming the key; the same settings resume."""
     saved = []
 
-    def trainer(model, examples, collate, args, config_to_save, on_step):
+    def trainer(model, examples, collate, args, config_to_save, on_step, snapshot_steps=()):
         saved.append(config_to_save)
         raise Stop
 

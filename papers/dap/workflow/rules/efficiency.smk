@@ -19,5 +19,5 @@ rule efficiency:
     benchmark:
         P.bench("efficiency/{init}")
     shell:
-        "OMP_NUM_THREADS={threads} python -m papers.dap.efficiency --scale {params.scale} --init {wildcards.init} "
-        "--corpus {input.corpus} --tokenizer {params.tokenizer} --out {output} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads} python -m papers.dap.efficiency --scale {params.scale:q} --init {wildcards.init:q} "
+        "--corpus {input.corpus:q} --tokenizer {params.tokenizer:q} --out {output:q} > {log:q} 2>&1"
