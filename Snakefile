@@ -6,11 +6,14 @@
 #   snakemake claims --cores 2                               # every paper's claims and verdicts -> figures/claims/
 #   snakemake bench/all --cores 2                            # speed against the peers -> figures/bench/<machine>/
 #   snakemake papers/dap/all --cores 2 --config scale=rehearsal   # the paper scale's code paths on a CPU
+#   snakemake data --cores 2 --config data_root=DIR          # data_root rebuilt from its public sources
+#   snakemake site --cores 1                                 # the figures as a static site: site/index.html
 # Each experiment is a module; its rules are prefixed with its name (dap_train, moco_report, leaderboard_all, ...).
 import os
 import sys
 
 from common.config import LEADERBOARD, papers, workflow_config
+from common.report.site import stamp as site_stamp
 from common.workflow.paths import download_args, download_inputs
 
 # Rules call `python -m ...`: make that the interpreter running Snakemake (the project's venv).
@@ -29,6 +32,7 @@ os.environ["HF_HOME"] = os.path.join(os.environ["XLING_CACHE"], "hf")
 os.environ["HF_HUB_OFFLINE"] = "1"
 
 include: "common/workflow/rules/downloads.smk"
+include: "common/workflow/rules/data.smk"
 # Every paper is a folder with a workflow (papers/<p>/workflow/Snakefile), found here: adding a paper adds a folder,
 # removing it removes the folder. The leaderboard and the benchmarks are experiments of their own.
 PAPERS = papers()
@@ -75,8 +79,34 @@ rule preflight:  # every experiment's preflight: `snakemake preflight --config s
         "{params.source:q} {params.gpu_kind:q} 2>&1 | tee {log:q}"
 
 
+rule site:  # the results to browse, one page each, no server: open site/index.html (common/report/site.py)
+    output:  # the site's stamp names the figures it was written from: a changed figure makes this rule run again
+        f"site/{site_stamp(config['figures_root'])}",
+    params:
+        figures=config["figures_root"],
+    log:
+        "logs/site.log",
+    benchmark:
+        "benchmarks/site.tsv"
+    localrule: True
+    shell:
+        "python -m common.report.site --figures {params.figures:q} --out site > {log:q} 2>&1"
+
+
+def census_reads(wc):
+    """No input: NTREX-128, whose sentences size the corpus jobs' memory, is in data_root (checked as the DAG is
+    built; common/census/corpus.py)."""
+    from pathlib import Path
+
+    from common.workflow.data_root import check
+
+    return check([Path(config["data_root"]) / "ntrex128" / "*-eng.tsv.gz"], config["data_root"], "the census")
+
+
 rule census:  # what every paper-scale job needs, counted from the code (common/census); the paper-scale
-    output:      # train rules take their runtime and mem_mb from the JSON (common/workflow/launch.py)
+    input:       # train rules take their runtime and mem_mb from the JSON (common/workflow/launch.py)
+        census_reads,
+    output:
         md="figures/census/paper.md",
         json="figures/census/paper.json",
     log:

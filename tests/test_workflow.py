@@ -248,7 +248,7 @@ def test_loading_the_workflow_and_the_reports_imports_no_torch(tmp_path, scale):
     assert {"papers.dap.report", "papers.hictl.report_nmt", "common.leaderboard.report"} < set(REPORT_MODULES)
     code = (f"import importlib, sys\nfrom snakemake.cli import main\n"
             f"sys.argv = ['snakemake', '-s', {str(ROOT / 'Snakefile')!r}, '-d', {str(tmp_path)!r}, 'all', '-n', "
-            f"'--config', 'scale={scale}']\n"
+            f"'--config', 'scale={scale}', 'data_root={DATA_ROOT}']\n"
             "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
             f"for m in {REPORT_MODULES!r}:\n    importlib.import_module(m)\n"
             "print(sorted({'torch', 'transformers'} & set(sys.modules)))\n")
@@ -259,7 +259,7 @@ def test_loading_the_workflow_and_the_reports_imports_no_torch(tmp_path, scale):
 
 def paper_dry_run(workdir: Path, target: str) -> tuple[dict[str, int], str]:
     """Job counts and the printed dry run (``-n -p``) of a paper-scale target."""
-    printed = snakemake(workdir, target, "-n", "-p", "--config", "scale=paper").stdout
+    printed = snakemake(workdir, target, "-n", "-p", "--config", "scale=paper", f"data_root={DATA_ROOT}").stdout
     return job_counts(printed, target.split("/")[-2]), printed
 
 
@@ -363,7 +363,8 @@ def test_hictl_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
 def test_hictl_nmt_report_needs_no_pretraining_evaluation(tmp_path):
     """The NMT tables (rule report_nmt) are a target of their own: they train only the encoders NMT fine-tunes
     and run none of the pre-training evaluations, so each half of the mini workflow fits a session."""
-    proc = snakemake(tmp_path, "figures/hictl/mini/nmt/README.md", "-n", "--config", "scale=mini")
+    proc = snakemake(tmp_path, "figures/hictl/mini/nmt/README.md", "-n", "--config", "scale=mini",
+                     f"data_root={DATA_ROOT}")
     counts = job_counts(proc.stdout, "hictl")
     assert counts["hictl_report_nmt"] == 1 and "hictl_report" not in counts and "hictl_evaluate" not in counts
     trained = {re.search(r"method=([\w-]+)", b).group(1) for b in job_blocks(proc.stdout, "hictl_train")}
@@ -386,7 +387,8 @@ def test_leaderboard_dry_runs(tmp_path):
 def test_bench_dry_runs(tmp_path):
     """``snakemake bench/all``: every benchmark once, each taking all the cores (no two time at once)."""
     for scale in ("smoke", "mini"):
-        out = snakemake(tmp_path, "bench/all", "-n", "--cores", "2", "--config", f"scale={scale}").stdout
+        out = snakemake(tmp_path, "bench/all", "-n", "--cores", "2", "--config", f"scale={scale}",
+                        f"data_root={DATA_ROOT}").stdout
         assert job_counts(out, "bench") == {f"bench_{r}": 1 for r in ("bucc_set", "train_step", "encode", "mining",
                                                                       "overheads", "scaling", "report", "all")}
         blocks = [b for r in ("train_step", "mining", "scaling") for b in job_blocks(out, f"bench_{r}")]

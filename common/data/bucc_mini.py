@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from common.data import loaders, xquad_r
+from common.data.corpora import matching
 from common.data.leakage import LeakageFilter, normalize
 from common.io import write_lines
 
@@ -87,7 +88,7 @@ def _xquad_questions(root: Path, xx: str) -> Pairs:
 
 def _wmt(root: Path, xx: str) -> Pairs:
     out: Pairs = []
-    for src in sorted((root / "wmt").rglob(f"*.{xx}-en.src.{xx}")) + sorted((root / "wmt").rglob(f"*.en-{xx}.src.en")):
+    for src in matching(root / "wmt", f"**/*.{xx}-en.src.{xx}") + matching(root / "wmt", f"**/*.en-{xx}.src.en"):
         name = src.name.split(".src.")[0]
         trg_lang = "en" if src.name.endswith(f".src.{xx}") else xx
         rows = loaders.read_parallel(src, src.parent / f"{name}.ref.A.{trg_lang}")
@@ -102,7 +103,8 @@ def _iwslt(root: Path, xx: str) -> Pairs:
 def _multi30k(root: Path, xx: str) -> Pairs:
     out: Pairs = []
     for split in ("val", "test_2016_flickr", "test_2017_flickr", "test_2017_mscoco", "test_2018_flickr"):
-        if (root / "multi30k" / "raw" / f"{split}.{xx}.gz").exists():
+        # every language has val (a missing one is an error); the test sets only some languages have
+        if split == "val" or (root / "multi30k" / "raw" / f"{split}.{xx}.gz").exists():
             out += loaders.read_multi30k(root / "multi30k" / "raw", split, xx, "en")
     return out
 
@@ -117,6 +119,27 @@ POOLS: dict[str, tuple[set[str], Callable[[Path, str], Pairs]]] = {
     "iwslt": ({"de"}, _iwslt),
     "multi30k": ({"de", "fr", "cs"}, _multi30k),
 }
+
+
+def reads(root: Path, spec: dict[str, Any]) -> list[Path]:
+    """The files and folders of ``root`` (``data_root``) that :func:`build` reads with ``spec``: each pool's files
+    for the configured pairs and the English-only sources (a glob pattern or a folder where it reads what is
+    there)."""
+    root, names = Path(root), set(spec.get("sources", [])) | set(spec.get("english_extra", []))
+    langs = list(spec.get("pairs", []))
+    stsb, m30 = root / "sts" / "stsb_multi_mt", root / "multi30k" / "raw"
+    paths = [stsb / f"stsb-{xx}-{split}.csv" for xx in ["en", *langs] for split in ("dev", "test")
+             if "stsb" in names and (xx == "en" or xx in POOLS["stsb"][0])]
+    paths += [root / "xnli_dev" / f"dev-{xx}.tsv" for xx in ["en", *langs]
+              if "xnli" in names and (xx == "en" or xx in POOLS["xnli"][0])]
+    paths += [xquad_r.path(root, xx) for xx in ["en", *langs]
+              if names & {"xquad", "xquad_contexts"} and (xx == "en" or xx in POOLS["xquad"][0])]
+    paths += [root / "wmt" / "*"] if names & {"wmt", "wmt_de", "wmt_zh"} else []  # whatever test sets it holds
+    paths += [root / "iwslt14_deen_test" / "test.de", root / "iwslt14_deen_test" / "test.en"] \
+        if names & {"iwslt"} else []
+    paths += [m30 / f"val.{xx}.gz" for xx in ["en", "de", *langs]
+              if "multi30k" in names and xx in {"en", "de", "fr", "cs"}]
+    return list(dict.fromkeys(paths))
 
 
 def english_text(root: Path, source: str) -> list[str]:

@@ -6,10 +6,12 @@ A builder writes a corpus under ``out`` and returns its manifest; it is called a
 ``build(out, data_root, spec, downloader, cleaner)`` (paper kinds download through ``downloader`` and pass their
 training bitext through ``cleaner``, a :class:`common.data.cleaning.PairCleaner`).
 
-A kind that reads files in place from ``data_root`` (public evaluation sets that no pinned URL serves) also
-registers, with :func:`reads_in_place`, a function of ``data_root`` listing them (a glob pattern for a folder
-whose matching files are read); :func:`in_place` is what the preflight and the GPU acceptance look for, with
-:func:`absent`, before anything runs.
+A kind that reads files in place from ``data_root`` (public evaluation sets that no pinned URL serves, the mini
+scale's real data) or elsewhere (the ``files`` kind's own pairs) also registers, with :func:`reads_in_place`, a
+function of ``data_root`` and the kind's config section listing them (a glob pattern for a folder whose matching
+files are read); :func:`in_place` is what the workflow checks when it plans a run
+(:mod:`common.workflow.data_root`), the preflight and the GPU acceptance, with :func:`absent`, before anything runs.
+A reader that globs a folder takes its files through :func:`matching`, which refuses to match nothing.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from common.registry import registrar
 
 Builder = Callable[..., dict[str, Any]]
 BUILDERS: dict[str, Builder] = {}
-InPlace = Callable[[Path], list[Path]]  # data_root -> the folders and files a kind reads there
+InPlace = Callable[[Path, dict[str, Any]], list[Path]]  # (data_root, config section) -> the folders and files read
 IN_PLACE: dict[str, InPlace] = {}
 PREFIX = "corpus"  # the modules of common.data that hold corpus builders
 
@@ -53,14 +55,24 @@ def builder(kind: str) -> Builder:
     return BUILDERS[kind]
 
 
-def in_place(kind: str, data_root: Path) -> list[Path]:
-    """The folders and files under ``data_root`` that corpus ``kind``'s builder reads in place (none for a kind
-    that downloads everything it reads)."""
+def in_place(kind: str, data_root: Path, spec: dict[str, Any] | None = None) -> list[Path]:
+    """The folders and files that corpus ``kind``'s builder reads in place with the config section ``spec`` (none
+    for a kind that downloads everything it reads)."""
     builder(kind)  # an unknown kind is an error here too
-    return IN_PLACE[kind](Path(data_root)) if kind in IN_PLACE else []
+    return IN_PLACE[kind](Path(data_root), spec or {}) if kind in IN_PLACE else []
 
 
 def absent(paths: Iterable[Path]) -> list[Path]:
     """Those of ``paths`` that are missing; a path whose name is a glob pattern (``STS.input.*.txt``) is missing
     when nothing in its folder matches."""
     return [p for p in paths if not (any(p.parent.glob(p.name)) if glob.has_magic(p.name) else p.exists())]
+
+
+def matching(folder: Path, pattern: str) -> list[Path]:
+    """The files of ``folder`` (recursively where ``pattern`` says ``**``) that match ``pattern``, sorted; matching
+    nothing is an error naming the folder and the pattern (a missing or emptied folder never reads as no data)."""
+    found = sorted(Path(folder).glob(pattern))
+    if not found:
+        why = "" if Path(folder).is_dir() else " (the folder does not exist)"
+        raise FileNotFoundError(f"{folder}: no file matches {pattern!r}{why}")
+    return found

@@ -13,6 +13,7 @@ Each kind is built by its own module, which registers itself (:mod:`common.data.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -63,13 +64,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--out", required=True)
     p.add_argument("--base-url", default=None, help="mirror replacing the scheme and host of download URLs")
     p.add_argument("--mirror", default=None, help="serve this rehearsal mirror folder and download from it")
+    p.add_argument("--corpus", default=None, help="a corpus section (JSON) replacing the config's (the workflow "
+                   "config's corpus: your own data)")
     p.add_argument("--evaluation-only", action="store_true",
                    help="the evaluation data alone, no training files (scoring a model that is not trained here)")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     from common.data.mirror_server import place_manual, serving
 
-    cfg = load_config(a.experiment, a.scale)["corpus"]
+    cfg = json.loads(a.corpus) if a.corpus else load_config(a.experiment, a.scale)["corpus"]
     place_manual(a.mirror, a.experiment, Path(a.out))  # what a user places by hand at paper scale
     with serving(a.mirror, a.base_url) as (base_url, pins):
         prepare(cfg["kind"], a.out, a.data_root, cfg.get(cfg["kind"], {}), base_url, pins, a.evaluation_only)

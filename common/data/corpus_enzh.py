@@ -42,7 +42,7 @@ def _corpus_pairs(d: dl.Downloader, out: Path, c: dict[str, Any], cleaner: PairC
 
 
 @reads_in_place("paper_enzh")
-def in_place(data_root: Path) -> list[Path]:
+def in_place(data_root: Path, spec: dict[str, Any]) -> list[Path]:
     """The English STS sets, read in place (the evaluation and the leakage rule)."""
     return senteval7_paths(data_root / "sts")
 

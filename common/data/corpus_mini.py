@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from common.data import bucc_mini, corpora, loaders, staged_pairs, translation, xquad_qa, xquad_questions
+from common.data import bucc_mini, corpora, loaders, staged_pairs, translation, xquad_qa, xquad_questions, xquad_r
 from common.data.cleaning import PairCleaner
 from common.data.corpus_parts import (
     BUCC_SPLITS,
@@ -24,6 +24,7 @@ from common.data.corpus_parts import (
     write_train,
 )
 from common.data.leakage import LeakageFilter
+from common.data.sts_benchmark import senteval7_paths
 from common.io import write_lines
 from common.languages import XNLI_15, XTREME_36
 
@@ -60,17 +61,17 @@ def evaluation_sentences(data_root: Path) -> dict[str, list[str]]:
     out["tatoeba_v1"] = [s for lang in loaders.tatoeba_languages(tat) for pair in zip(*loaders.read_tatoeba(tat, lang))
                          for s in pair]
     sts: list[str] = []
-    for inp in sorted((data_root / "sts" / "sts12-16").glob("STS1*-en-test/STS.input.*.txt")):
+    for inp in corpora.matching(data_root / "sts" / "sts12-16", "STS1*-en-test/STS.input.*.txt"):
         sts += [c for line in loaders.read_lines(inp) for c in line.split("\t")[:2]]
     # STSb and SICK-R are evaluated on their test splits (their train splits are training data).
     s = loaders.read_stsb(data_root / "sts" / "stsbenchmark" / "sts-test.csv")
     sts += s.sent1 + s.sent2
     s = loaders.read_sick(data_root / "sts" / "sick" / "SICK_test_annotated.txt")
     sts += s.sent1 + s.sent2
-    for f in sorted((data_root / "sts" / "sts17" / "STS2017.eval.v1.1").glob("STS.input.*.txt")):
+    for f in corpora.matching(data_root / "sts" / "sts17" / "STS2017.eval.v1.1", "STS.input.*.txt"):
         sts += [c for line in loaders.read_lines(f) for c in line.split("\t")]
-    for f in sorted((data_root / "sts" / "stsb_multi_mt").glob("stsb-*-test.csv")) + \
-            sorted((data_root / "sts" / "stsb_multi_mt").glob("stsb-*-dev.csv")):
+    for f in corpora.matching(data_root / "sts" / "stsb_multi_mt", "stsb-*-test.csv") + \
+            corpora.matching(data_root / "sts" / "stsb_multi_mt", "stsb-*-dev.csv"):
         s = loaders.read_stsb_multi_mt(f)
         sts += s.sent1 + s.sent2
     out["sts"] = sts
@@ -88,11 +89,13 @@ def _wmt_pairs(root: Path, name: str) -> list[tuple[str, str]]:
     return [(a, b) if trg == "en" else (b, a) for a, b in rows]
 
 
-def prepare_mini(out: Path, data_root: Path, spec: dict[str, Any], evaluation_only: bool = False) -> dict[str, Any]:
+def prepare_mini(out: Path, data_root: Path, spec: dict[str, Any], evaluation_only: bool = False,
+                 own: dict[str, dict[str, list[tuple[str, str]]]] | None = None) -> dict[str, Any]:
     """The mini corpus; ``evaluation_only``: the evaluation data alone, for scoring a model that is not trained here
     (no training or NLI files written, ``train`` empty). The training sources are still read: the BUCC-style
     benchmark's distractors avoid every training sentence, so its files equal the full corpus's, and the manifest
-    keeps the leakage counts of the corpus the trained methods saw."""
+    keeps the leakage counts of the corpus the trained methods saw. ``own``: more training sources (source ->
+    language -> pairs), taken as the staged ones are (the ``files`` kind's pairs, :mod:`common.data.corpus_files`)."""
     data_root = Path(data_root)
     questions = xquad_questions.build(out / "questions", data_root)
     evals_by_source = evaluation_sentences(data_root)
@@ -107,7 +110,7 @@ def prepare_mini(out: Path, data_root: Path, spec: dict[str, Any], evaluation_on
     # a set that is training data in this corpus (VMSST trains on XNLI dev translations; it reports no XNLI)
     for source in spec.get("not_evaluated", []):
         evals_by_source.pop(source)
-    staged = staged_sources(data_root, spec)
+    staged = staged_sources(data_root, spec) | (own or {})
     sourced = _sourced_training_pairs(data_root, spec, evals_by_source, staged)
     # BUCC-style benchmark from held-out real translations (common.data.bucc_mini); its distractors avoid every
     # training sentence and every other evaluation set (a distractor seen elsewhere is no distractor)
@@ -225,6 +228,40 @@ def source_counts(staged: dict[str, dict[str, list[tuple[str, str]]]],
     them the leakage rule drops (counted before the corpus merges the sources and removes duplicates)."""
     return {source: {lang: {"taken": len(pairs), "leaked": evals.filter_pairs(pairs)[1]}
                      for lang, pairs in by_lang.items()} for source, by_lang in staged.items()}
+
+
+def reads(data_root: Path, spec: dict[str, Any]) -> list[Path]:
+    """Every folder and file of ``data_root`` that :func:`prepare_mini` reads with the config section ``spec``
+    (a glob pattern where it reads whatever a folder holds): what the workflow checks before it plans a job."""
+    root = Path(data_root)
+    sts, m30, stsb, xnli = root / "sts", root / "multi30k" / "raw", root / "sts" / "stsb_multi_mt", root / "xnli_dev"
+    paths = [root / "tatoeba_v1" / "tatoeba.*-eng.eng", *senteval7_paths(sts),
+             sts / "sts17" / "STS2017.eval.v1.1" / "STS.input.*.txt",
+             *(Path(s[k]) for s in sts17_sets(root) for k in ("input", "gold")),
+             stsb / "stsb-*-test.csv", stsb / "stsb-*-dev.csv", *(xnli / f"dev-{lang}.tsv" for lang in XNLI_15),
+             *(xquad_r.path(root, lang) for lang in ("en", *xquad_questions.LANGUAGES))]
+    paths += [m30 / f"train.{lang}.gz" for xx in spec.get("multi30k", []) for lang in (xx, "en")]
+    paths += [root / "en_zh_tatoeba_cmn" / "cmn.txt"] if spec.get("cmn") else []
+    paths += [stsb / f"stsb-{lang}-train.csv" for xx in spec.get("stsb_multi_mt", []) for lang in (xx, "en")]
+    for name in spec.get("wmt", []):
+        testset, pair = name.split(".")
+        src, trg = pair.split("-")
+        paths += [root / "wmt" / testset / f"{name}.src.{src}", root / "wmt" / testset / f"{name}.ref.A.{trg}"]
+    for source, sel in spec.get("parallel", {}).items():
+        paths += [root / source / "MANIFEST.md", *(root / source / f"{lang}-eng.tsv.gz" for lang in sel["languages"])]
+    tr = spec.get("translation", {})
+    paths += [m30 / f"{split}.{lang}.gz" for xx in tr.get("multi30k", []) for split in ("train", "val")
+              for lang in (xx, "en")]
+    paths += [root / "iwslt14_deen_test" / "test.de", root / "iwslt14_deen_test" / "test.en"] \
+        if tr.get("iwslt14") else []
+    paths += [root / "wmt" / t / f"{t}.{pair}.{kind}" for t in tr.get("wmt", []) for pair in ("de-en", "en-de")
+              for kind in (f"src.{pair[:2]}", f"ref.A.{pair[3:]}")]
+    return list(dict.fromkeys(paths + bucc_mini.reads(root, spec.get("bucc", {}))))
+
+
+@corpora.reads_in_place("mini")
+def _reads(data_root: Path, spec: dict[str, Any]) -> list[Path]:
+    return reads(data_root, spec)
 
 
 @corpora.register_corpus("mini")

@@ -55,7 +55,7 @@ def _pairs(d: dl.Downloader, corpora: list[list[str]], lang: str, pivot: str, sk
 
 
 @reads_in_place("paper_vmsst")
-def in_place(data_root: Path) -> list[Path]:
+def in_place(data_root: Path, spec: dict[str, Any]) -> list[Path]:
     """The English STS sets and STS17's scored tracks (input and gold), read in place."""
     return senteval7_paths(data_root / "sts") + [Path(s[f]) for s in sts17_sets(data_root) for f in ("input", "gold")]
 

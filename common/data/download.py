@@ -51,7 +51,12 @@ log = logging.getLogger(__name__)
 
 
 class ChecksumError(RuntimeError):
-    pass
+    """A download whose digest is not its pin; ``got`` and ``expected`` are sha256 digests (or md5 digests, when the
+    md5 pin failed) and ``url`` is where the bytes came from."""
+
+    def __init__(self, message: str, got: str = "", expected: str = "", url: str = ""):
+        super().__init__(message)
+        self.got, self.expected, self.url = got, expected, url
 
 
 @dataclass(frozen=True)
@@ -108,8 +113,10 @@ class Downloader:
         else:
             part.unlink(missing_ok=True)
             if expected and digest != expected:
-                raise ChecksumError(f"{res.name}: sha256 {digest} from {url} does not match the pinned {expected}")
-            raise ChecksumError(f"{res.name}: md5 {md5} from {url} does not match the pinned {res.md5}")
+                raise ChecksumError(f"{res.name}: sha256 {digest} from {url} does not match the pinned {expected}",
+                                    digest, expected, url)
+            raise ChecksumError(f"{res.name}: md5 {md5} from {url} does not match the pinned {res.md5}", md5,
+                                str(res.md5), url)
         os.replace(part, path)
         if not (res.sha256 or res.md5):
             self.lock[res.name] = {"sha256": digest, "revision": res.revision, "url": res.url,
@@ -117,6 +124,13 @@ class Downloader:
             write_json(self.lock_path, self.lock)
         log.info("downloaded %s (%s)", res.name, digest[:12])
         return path
+
+    def forget(self, name: str) -> None:
+        """Drop the download ``name`` and the digest recorded for it on first download: the next :meth:`fetch`
+        downloads it afresh and records what it gets (a cached file found corrupt after it was recorded)."""
+        (self.dest / name).unlink(missing_ok=True)
+        if self.lock.pop(name, None) is not None:
+            write_json(self.lock_path, self.lock)
 
     def _transfer(self, url: str, part: Path) -> None:
         """Fill ``part`` with the bytes of ``url``, resuming what is there; retried on transient failures.

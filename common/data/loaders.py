@@ -91,7 +91,10 @@ def read_tatoeba(root: PathLike, lang: str) -> tuple[list[str], list[str]]:
 
 
 def tatoeba_languages(root: PathLike) -> list[str]:
-    langs = sorted({p.name.split(".")[1].split("-")[0] for p in Path(root).glob("tatoeba.*-eng.eng")})
+    """The languages of a Tatoeba v1 folder (a folder without any is an error naming it, never no languages)."""
+    from common.data.corpora import matching
+
+    langs = sorted({p.name.split(".")[1].split("-")[0] for p in matching(Path(root), "tatoeba.*-eng.eng")})
     return [lang for lang in langs if lang != "eng"]
 
 

@@ -19,7 +19,8 @@ from common.records import check, write_schema
 class CorpusManifest:
     """A corpus job's manifest: the training pairs, the evaluation data's places, the leakage counts."""
 
-    kind: str  # the builder (common/data/corpora.py): synthetic, mini, paper, paper_enzh, paper_hictl, paper_vmsst
+    kind: str  # the builder (common/data/corpora.py): synthetic, mini, files, paper, paper_enzh, paper_hictl,
+    # paper_vmsst
     train: dict[str, str]  # a training language (or language-pivot) -> its TSV of pairs
     train_languages: list[str]
     leakage: dict[str, Any]  # what the leakage rule dropped (common/data/leakage.py), per language and in total

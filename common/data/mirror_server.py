@@ -4,7 +4,8 @@ requests), with byte ranges and injected faults.
 * ``Range: bytes=N-`` is answered with 206 and the rest of the file (a resumed download);
 * ``faults`` maps a request path to ``"503"`` (the first request of that path fails with HTTP 503: the
   downloader retries) or ``"cut"`` (the first response sends half the body and closes the connection: the
-  downloader resumes with a range request). Each fault fires once per server.
+  downloader resumes with a range request). Each fault fires once per server, except ``"truncated"``: every
+  response of that path sends half the body and closes the connection (a host that never delivers the file).
 
     with MirrorServer(root, faults={"/host/file.zip": "cut"}) as url: ...   # url: http://127.0.0.1:<port>
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 log = logging.getLogger(__name__)
-FAULTS = ("503", "cut")
+FAULTS = ("503", "cut", "truncated")
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -63,7 +64,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         if not body:
             return
-        if fault == "cut":
+        if fault in ("cut", "truncated"):
             self.wfile.write(data[start:start + (len(data) - start) // 2])
             self.wfile.flush()
             self.close_connection = True
@@ -85,7 +86,7 @@ class _Server(http.server.ThreadingHTTPServer):
 
     def take_fault(self, path: str) -> str | None:
         with self.lock:
-            fault = self.faults.pop(path, None)
+            fault = self.faults.get(path) if self.faults.get(path) == "truncated" else self.faults.pop(path, None)
             if fault:
                 self.fired.append((path, fault))
             return fault

@@ -460,7 +460,8 @@ def data_root_paths(experiments: Iterable[str], scale: str, data_root: Path) -> 
     (:func:`common.data.corpora.in_place`: the English STS and STS17 sets), and at rehearsal scale the real files
     that the mirror serves from there (Tatoeba v1, which the paper scale downloads). The mirror rule builds every
     experiment's mirror at once, so those are every experiment's, whichever are run."""
-    paths = [p for e in experiments for p in corpora.in_place(load_config(e, scale)["corpus"]["kind"], data_root)]
+    corpus = {e: load_config(e, scale)["corpus"] for e in experiments}
+    paths = [p for e, c in corpus.items() for p in corpora.in_place(c["kind"], data_root, c.get(c["kind"]))]
     if scale == "rehearsal":
         listing = Listing(data_root)
         populate(listing, EXPERIMENTS, scale)

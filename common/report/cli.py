@@ -69,5 +69,5 @@ def main(experiment: str, title: str, load_config: Callable[[str], dict[str, Any
         written += draw(out)
     target = "leaderboard/all" if experiment == "leaderboard" else f"papers/{experiment}/all"
     command = {"command": cfg["report_command"]} if cfg.get("report_command") else {}
-    written.append(write_index(out, target, title, a.scale, rendered, list(figures), **command))
+    written.append(write_index(out, target, title, a.scale, [t.name for t in rendered], list(figures), **command))
     log.info("wrote %d files to %s", len(written), out)

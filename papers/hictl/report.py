@@ -121,7 +121,7 @@ def task_note(ctx: ReportContext) -> str:
                  "Tatoeba: both directions averaged (LASER's protocol), XTREME's 36 languages when all are present; "
                  "BUCC: ratio margin, k = 4 (XTREME's mining)." + (" BUCC (mini): the BUCC-style benchmark of "
                                                                      "common/data/bucc_mini.py."
-                                                                     if ctx.manifest["kind"] == "mini" else ""))
+                                                                     if ctx.manifest.get("bucc_benchmark") else ""))
     notes.append("Sentence representation for retrieval: r(x) = f(CLS) (section 3.1). The contrastive terms divide "
                  f"cosine similarities by tau = {ctx.cfg['hictl']['temperature']}: the paper writes exp(cos), under "
                  "which the hard negatives of eq. 6 would never change (common/losses/sentence_ctl.py).")

@@ -104,7 +104,7 @@ def build_tables(res: Results, rep: dict, manifest: dict, cfg: dict,
                      p2(rep["table2_bucc"]["moco"]["f1"]) if r == "moco" else None])
     rows += [[f"paper: {x['model']}", None, None, None, p2(x["f1"])] for x in rep["table2_bucc"]["rows"]]
     kind = ("synthetic (common.data.synthetic)" if manifest["kind"] == "synthetic" else
-            "BUCC 2018." if manifest["kind"] != "mini" else
+            "BUCC 2018." if not manifest.get("bucc_benchmark") else
             "BUCC-style en-zh benchmark built from held-out real translations (common/data/bucc_mini.py: "
             f"{bucc_note(manifest)}), real BUCC file format; not the BUCC 2018 corpus, so values are not comparable "
             "in level.")

@@ -51,8 +51,8 @@ def data_note(ctx: ReportContext) -> str:
     if m["kind"] == "synthetic":
         return "Data: synthetic (common.data.synthetic); XL = the synthetic xx-en STS sets."
     return (f"Question retrieval: {qr} (NQ / MKQA over PAQ at paper scale). STS17 left out: {excluded or 'none'}. "
-            "BUCC: " + ("the BUCC-style benchmark of common/data/bucc_mini.py, not BUCC 2018." if m["kind"] == "mini"
-                        else "BUCC 2018."))
+            "BUCC: " + ("the BUCC-style benchmark of common/data/bucc_mini.py, not BUCC 2018."
+                        if m.get("bucc_benchmark") else "BUCC 2018."))
 
 
 def columns(store, method: str, init: str, seeds: list[int] | None = None) -> list:

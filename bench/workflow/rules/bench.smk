@@ -58,7 +58,21 @@ rule all:
             fh.write(f"{n} artifacts listed in {output[0]}\n")
 
 
+def bucc_set_reads(wc):
+    """No input: the data_root files the BUCC-style set is built from are there (checked as the DAG is built)."""
+    from pathlib import Path
+
+    from common.config import load_paper_config
+    from common.data import bucc_mini
+    from common.workflow.data_root import check
+
+    spec = load_paper_config("dap", "mini")["corpus"]["mini"]["bucc"] | {"pairs": CFG["mining"]["bucc_pairs"]}
+    return check(bucc_mini.reads(Path(config["data_root"]), spec), config["data_root"], "the benchmarks' BUCC-style set")
+
+
 rule bucc_set:
+    input:
+        bucc_set_reads,
     output:
         directory(f"{RESULTS}/bucc"),
     params:

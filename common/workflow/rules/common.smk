@@ -10,6 +10,8 @@ if config.get("gpus") is not None:  # the workflow config's override: ranks per 
     CFG["training"]["gpus"] = config["gpus"]
     if "nmt" in CFG:
         CFG["nmt"]["recipe"]["gpus"] = config["gpus"]
+if config.get("corpus"):  # the workflow config's corpus section (your own data, docs/data.md) replaces the scale's
+    CFG["corpus"] = config["corpus"]
 TRAIN = CFG["training"]
 TRAIN_SHAPE = job_shape(TRAIN, config.get("launcher"))  # launcher, threads and Slurm resources of a training job
 SAVE_SHAPE = job_shape(TRAIN, config.get("launcher"), INIT)  # ... and of a run that only saves its encoder

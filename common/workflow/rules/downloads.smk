@@ -2,6 +2,7 @@
 # checkpoints (common/models/hub.py) into cache_root, and at scale=rehearsal the local mirror that stands in for
 # every download host (common/rehearsal/mirror.py).
 import re
+from pathlib import Path
 
 from common.models import hub
 from common.workflow.paths import download_args, download_inputs, mirror_dir, model_done
@@ -33,7 +34,17 @@ rule model:
 
 if mirror_dir(config):
 
+    def mirror_data_root(wc):
+        """No input: the real files the mirror serves from data_root are there (checked as the DAG is built)."""
+        from common.rehearsal.mirror import EXPERIMENTS, data_root_paths
+        from common.workflow.data_root import check
+
+        paths = data_root_paths(EXPERIMENTS, "rehearsal", Path(config["data_root"]))
+        return check(paths, config["data_root"], "the rehearsal's mirror")
+
     rule mirror:
+        input:
+            mirror_data_root,
         output:
             f"{mirror_dir(config)}/done.json",
         params:
