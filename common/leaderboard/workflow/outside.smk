@@ -27,8 +27,8 @@ rule corpus_eval:
     benchmark:
         P.bench("eval_corpus")
     shell:
-        "python -m common.data.corpus --experiment {params.experiment} --scale {params.scale} --data-root {params.data_root} "
-        "--out {params.out} {params.source} --evaluation-only > {log} 2>&1"
+        "python -m common.data.corpus --experiment {params.experiment:q} --scale {params.scale:q} --data-root {params.data_root:q} "
+        "--out {params.out:q} {params.source:q} --evaluation-only > {log:q} 2>&1"
 
 
 rule outside_model:
@@ -43,7 +43,7 @@ rule outside_model:
     benchmark:
         P.bench("outside/{name}/build")
     shell:
-        "python -m common.leaderboard.outside --scale {params.scale} --name {wildcards.name} --out {output} > {log} 2>&1"
+        "python -m common.leaderboard.outside --scale {params.scale:q} --name {wildcards.name:q} --out {output:q} > {log:q} 2>&1"
 
 
 def outside_model_input(wc):
@@ -64,7 +64,7 @@ rule evaluate_outside:
         gpu=min(1, TRAIN.get("gpus", 0)),
         **job_resources(CFG, "evaluate"),
     params:
-        tasks=" ".join(f"--task {t}" for t in OUTSIDE_TASKS),
+        tasks=[arg for t in OUTSIDE_TASKS for arg in ("--task", t)],
         model=lambda wc: OUTSIDE[wc.name].spec or f"{OUTSIDE_DIR}/models/{wc.name}",
         batch_size=CFG["eval"]["batch_size"],
         max_length=CFG["eval"]["max_length"],
@@ -77,10 +77,10 @@ rule evaluate_outside:
     benchmark:
         P.bench("outside/{name}/eval")
     shell:
-        "OMP_NUM_THREADS={threads} python -m common.eval {params.tasks} --model {params.model} "
-        "--max-length {params.max_length} --corpus {input.corpus} --scale {params.scale} --seed 1 "
-        "--batch-size {params.batch_size} --precision {params.precision} --model-name {wildcards.name} "
-        "--out-dir {params.out_dir} --tensorboard {params.tensorboard} > {log} 2>&1"
+        "OMP_NUM_THREADS={threads} python -m common.eval {params.tasks:q} --model {params.model:q} "
+        "--max-length {params.max_length:q} --corpus {input.corpus:q} --scale {params.scale:q} --seed 1 "
+        "--batch-size {params.batch_size:q} --precision {params.precision:q} --model-name {wildcards.name:q} "
+        "--out-dir {params.out_dir:q} --tensorboard {params.tensorboard:q} > {log:q} 2>&1"
 
 
 rule models:
@@ -104,8 +104,8 @@ rule models:
     run:
         from common.workflow.manifest import write_manifest
 
-        shell("python -m common.leaderboard.report --scale {params.scale} --results {params.results} "
-              "--corpus {input.corpus} --out {params.out} --trained-from {params.out} {params.extra} > {log} 2>&1")
+        shell("python -m common.leaderboard.report --scale {params.scale:q} --results {params.results:q} "
+              "--corpus {input.corpus:q} --out {params.out:q} --trained-from {params.out:q} {params.extra} > {log:q} 2>&1")
         outputs = sorted(str(p) for p in Path(params.out).rglob("*") if p.is_file())
         write_manifest(output[0], {"evaluate": list(input.evals), "report": outputs},
                        f"{params.experiment} outside models, scale {params.scale}")
