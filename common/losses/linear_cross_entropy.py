@@ -69,11 +69,10 @@ def _chunk_logits(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None) -> t
     return logits.float()
 
 
-def _softmax_minus_onehot(logits: torch.Tensor, lse: torch.Tensor, target: torch.Tensor,
-                          scale: torch.Tensor) -> torch.Tensor:
-    """(softmax(logits) - onehot(target)) * scale[:, None], in place of the fp32 ``logits`` (C, V)."""
-    p = logits.sub_(lse[:, None]).exp_()  # (C, V) softmax
-    p.scatter_add_(1, target[:, None], -torch.ones_like(lse[:, None]))
+def _softmax_minus_onehot(logp: torch.Tensor, target: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+    """(softmax - onehot(target)) * scale[:, None] from the fp32 log-softmax ``logp`` (C, V), in its place."""
+    p = logp.exp_()  # (C, V) softmax
+    p.scatter_add_(1, target[:, None], -torch.ones_like(scale[:, None]))
     return p.mul_(scale[:, None])
 
 
@@ -115,13 +114,16 @@ class _LinearCrossEntropy(torch.autograd.Function):
                 h = hidden[start:start + chunk].to(dtype)  # (C, D)
                 t, keep = safe[start:start + chunk], scored[start:start + chunk]
                 logits = _chunk_logits(h, w, b)  # (C, V) fp32
-                lse = torch.logsumexp(logits, dim=-1)  # (C,)
-                losses.append((lse - logits.gather(1, t[:, None])[:, 0]) * keep)
-                lses.append(lse)
+                logp = torch.log_softmax(logits, dim=-1)  # (C, V): one fused pass (log-sum-exp in fp32)
+                target_logp = logp.gather(1, t[:, None])[:, 0]  # (C,)
+                losses.append(-target_logp * keep)
+                if token_weights is None:  # the log-sum-exp, for the backward's recomputation
+                    lses.append(logits.gather(1, t[:, None])[:, 0] - target_logp)
+                del logits
                 if eager_grads:
                     assert token_weights is not None
                     scale = token_weights[start:start + chunk].float() * keep
-                    g = _softmax_minus_onehot(logits, lse, t, scale)
+                    g = _softmax_minus_onehot(logp, t, scale)
                     gh = _accumulate(g, h, w, dtype, need_grad[0], grad_w, grad_b)
                     if gh is not None:
                         grad_h.append(gh.to(hidden.dtype))
@@ -160,9 +162,9 @@ class _LinearCrossEntropy(torch.autograd.Function):
             for start in range(0, hidden.shape[0], chunk):
                 h = hidden[start:start + chunk].to(dtype)  # (C, D)
                 stop = start + h.shape[0]
-                logits = _chunk_logits(h, w, b)  # recomputed, (C, V) fp32
+                logp = _chunk_logits(h, w, b).sub_(lse[start:stop, None])  # recomputed, (C, V) fp32 log-softmax
                 scale = grad_per_token[start:stop].float() * scored[start:stop]
-                g = _softmax_minus_onehot(logits, lse[start:stop], safe[start:stop], scale)
+                g = _softmax_minus_onehot(logp, safe[start:stop], scale)
                 gh = _accumulate(g, h, w, dtype, need_h, grad_w, grad_b)
                 if gh is not None:
                     grad_h.append(gh.to(hidden.dtype))
@@ -182,14 +184,15 @@ def _reduce(per_token: torch.Tensor, scored: torch.Tensor, weights: torch.Tensor
 def linear_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None,
                          targets: torch.Tensor, *, ignore_index: int = -100, reduction: str = "mean",
                          weights: torch.Tensor | None = None, chunk: int | None = None,
-                         impl: str = "fused") -> torch.Tensor:
+                         impl: str = "fused", return_per_token: bool = False) -> Any:
     """Cross-entropy of the logits ``hidden @ weight.T + bias`` against ``targets``.
 
     hidden (N, D), weight (V, D), bias (V,) or None, targets (N,) with ``ignore_index`` at rows without a loss.
     ``reduction``: "mean" (sum over scored rows / their count, 0 when there are none), "sum", or "none" ((N,) fp32,
     0 at ignored rows). ``weights`` (N,), "mean"/"sum" only: each row's loss is multiplied by its weight first (no
     gradient reaches the weights). ``chunk``: rows per chunk (None: :func:`default_chunk`). ``impl`` "plain":
-    the same loss through materialised logits (the reference)."""
+    the same loss through materialised logits (the reference). ``return_per_token`` ("mean"/"sum"): also return
+    the (N,) per-token losses, without gradient (for logging per-sentence values): (loss, per-token losses)."""
     if impl not in IMPLEMENTATIONS or reduction not in REDUCTIONS:
         raise ValueError(f"impl must be one of {IMPLEMENTATIONS} and reduction one of {REDUCTIONS}, "
                          f"got {impl!r}, {reduction!r}")
@@ -199,7 +202,8 @@ def linear_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, bias: torch
     if impl == "plain":
         logits = F.linear(hidden, weight, bias)  # (N, V) under autocast: the compute dtype
         per_token = F.cross_entropy(logits.float(), targets, ignore_index=ignore_index, reduction="none")
-        return _reduce(per_token, scored, weights, reduction)
+        loss = _reduce(per_token, scored, weights, reduction)
+        return (loss, per_token.detach()) if return_per_token and reduction != "none" else loss
     dtype = compute_dtype(hidden)
     size = chunk if chunk is not None and chunk > 0 else default_chunk(hidden.shape[0], weight.shape[0])
     need = (hidden.requires_grad, weight.requires_grad, bias is not None and bias.requires_grad)
@@ -207,8 +211,10 @@ def linear_cross_entropy(hidden: torch.Tensor, weight: torch.Tensor, bias: torch
     if reduction == "none":
         return _LinearCrossEntropy.apply(hidden, weight, bias, targets, None, ignore_index, size, dtype, need)[1]
     row_weights = weights.float() if weights is not None else torch.ones_like(targets, dtype=torch.float32)
-    total = _LinearCrossEntropy.apply(hidden, weight, bias, targets, row_weights, ignore_index, size, dtype, need)[0]
-    return total / scored.sum().clamp_min(1) if reduction == "mean" else total
+    total, per_token = _LinearCrossEntropy.apply(hidden, weight, bias, targets, row_weights, ignore_index, size,
+                                                 dtype, need)
+    loss = total / scored.sum().clamp_min(1) if reduction == "mean" else total
+    return (loss, per_token) if return_per_token else loss
 
 
 class LinearCrossEntropyLoss(nn.Module):

@@ -5,7 +5,8 @@ checkpoints save it and resume exactly). It starts as random unit vectors, as in
 reference implementation. ``_dequeue_and_enqueue`` overwrites the oldest ``n`` rows with
 the keys of the current *global* batch: callers gather keys from every rank first, so all
 ranks hold identical queues. ``size`` must be a multiple of ``n``, so a batch never
-straddles the end of the buffer.
+straddles the end of the buffer. The pointer stays a tensor on the queue's device and the rows are
+written at tensor indices (``index_copy_``): no host-device sync in the training step.
 """
 from __future__ import annotations
 
@@ -35,6 +36,6 @@ class KeyQueue(nn.Module):
         if self.size % n:
             raise ValueError(f"queue size {self.size} is not a multiple of the global batch {n}; "
                              "choose a queue size divisible by the global batch size")
-        p = int(self.ptr)
-        self.keys[p:p + n] = keys.to(self.keys.dtype)
-        self.ptr.fill_((p + n) % self.size)
+        rows = self.ptr + torch.arange(n, device=self.ptr.device)  # (N,) never past the end: size % n == 0
+        self.keys.index_copy_(0, rows, keys.to(self.keys.dtype))
+        self.ptr.copy_((self.ptr + n) % self.size)

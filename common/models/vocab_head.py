@@ -14,6 +14,8 @@ cross-entropy over its fp32 logits: the reference for tests and benchmarks.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -53,10 +55,10 @@ def head_features(head: nn.Module, hidden: torch.Tensor) -> torch.Tensor:
 
 def head_loss(head: nn.Module, hidden: torch.Tensor, targets: torch.Tensor, *, impl: str = "fused",
               reduction: str = "mean", weights: torch.Tensor | None = None, chunk: int | None = None,
-              ignore_index: int = -100) -> torch.Tensor:
+              ignore_index: int = -100, return_per_token: bool = False) -> Any:
     """Cross-entropy of ``head(hidden)`` (N, V) against ``targets`` (N,), as
     :func:`~common.losses.linear_cross_entropy.linear_cross_entropy` defines it (reductions, weights,
-    ``ignore_index``); ``impl`` "fused" without the logits, "plain" through ``head(hidden)``."""
+    ``ignore_index``, ``return_per_token``); ``impl`` "fused" without the logits, "plain" through ``head(hidden)``."""
     if impl not in IMPLEMENTATIONS:
         raise ValueError(f"vocabulary loss {impl!r}: expected one of {IMPLEMENTATIONS}")
     if impl == "plain":
@@ -66,10 +68,12 @@ def head_loss(head: nn.Module, hidden: torch.Tensor, targets: torch.Tensor, *, i
             return per_token
         scored = targets != ignore_index
         total = (per_token * (weights.float() if weights is not None else 1.0)).sum()
-        return total / scored.sum().clamp_min(1) if reduction == "mean" else total
+        loss = total / scored.sum().clamp_min(1) if reduction == "mean" else total
+        return (loss, per_token.detach()) if return_per_token else loss
     decoder = head_decoder(head)
     return linear_cross_entropy(head_features(head, hidden), decoder.weight, decoder.bias, targets,
-                                ignore_index=ignore_index, reduction=reduction, weights=weights, chunk=chunk)
+                                ignore_index=ignore_index, reduction=reduction, weights=weights, chunk=chunk,
+                                return_per_token=return_per_token)
 
 
 def scored_positions(labels: torch.Tensor, multiple: int = 1,

@@ -158,11 +158,11 @@ def test_p_avg_window_follows_training_and_resumes_exactly(tok):
         opt.step()
         opt.zero_grad()
     # the window holds the last 3 batches' exp(-L_S)
-    assert m.window.mean() == pytest.approx(sum(torch.exp(-torch.tensor(losses[1:])).tolist()) / 3, rel=1e-6)
+    assert float(m.window.mean()) == pytest.approx(sum(torch.exp(-torch.tensor(losses[1:])).tolist()) / 3, rel=1e-6)
     state = {k: v.clone() for k, v in m.state_dict().items()}
     m2 = model(tok, hard_negatives=True)
     m2.load_state_dict(state)
-    assert m2.window.mean() == m.window.mean()
+    assert float(m2.window.mean()) == float(m.window.mean())
     m.eval()
     m2.eval()
     torch.manual_seed(6)  # the word-level negatives are drawn from torch's generator
