@@ -9,6 +9,7 @@ DAP and HICTL run XLM-R-shaped encoders as their rehearsals do (HICTL: ``xlmr_ba
 rehearsal); DAP's TR also on a BERT (mBERT's family)."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import tempfile
 from collections.abc import Callable
@@ -90,6 +91,8 @@ def vmsst(method: str = "vmsst", **options: Any) -> tuple[nn.Module, dict]:
     cfg, tok = load_config("vmsst", "rehearsal"), tokenizer()
     spec = encoder_spec({**cfg["encoders"]["l6"], "dropout": 0.0})
     settings, _, _ = variants.resolve(method, cfg, "l6", spec.num_layers)
+    if "vocab_loss" in options:  # a setting of VMSST's (its config's vmsst.vocab_loss)
+        settings = dataclasses.replace(settings, vocab_loss=options.pop("vocab_loss"))
     torch.manual_seed(0)
     backbone = build_encoder(spec, len(tok))
     c = backbone.config
