@@ -70,8 +70,8 @@ def test_the_compiled_step_equals_eager(name):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(STEPS))
-def test_the_inductor_compiled_step_equals_eager(name, monkeypatch):
-    import torch._inductor.config as inductor
+def test_the_inductor_compiled_step_equals_eager(name):
+    from torch._inductor import config as inductor
 
-    monkeypatch.setattr(inductor, "fallback_random", True)
-    check_compiled_equals_eager(name, "inductor")
+    with inductor.patch(fallback_random=True):
+        check_compiled_equals_eager(name, "inductor")
