@@ -30,12 +30,13 @@ Measurement: each step is forward, backward and the optimizer's update (AdamW, f
 with CUDA events, on a CPU with the wall clock. Every rung is warmed up first (the first call's time, which holds
 the compilation, is reported apart as ``compile_s``); then ``--rounds`` rounds, each timing ``--steps`` steps of
 every rung in turn (after one untimed step of it), so that a drift of the machine spreads over the rungs alike; a
-rung's figure is the median over rounds of its mean step. Model FLOPs per step: ``torch.utils.flop_counter`` over one forward and backward of the
-``current`` rung's products (matmuls and attention; the update is not counted, as usual for MFU), the same for every
-rung of a shape (a rung that recomputed would not earn FLOPs by it); counted eagerly with one call and the fused
-loss, which form the same products and fit where the materialised logits do not. Tokens per second count real (non-padding) tokens of the
-sentences of the batch. MFU: model FLOP/s over the device's dense bf16 tensor-core peak (GPU table below;
-``--peak-tflops`` overrides) or, on a CPU, a measured matmul rate (stated as such: a CPU's peak is not queryable).
+rung's figure is the median over rounds of its mean step. Model FLOPs per step: ``torch.utils.flop_counter`` over
+one forward and backward of the ``current`` rung's products (matmuls and attention; the update is not counted, as
+usual for MFU), the same for every rung of a shape (a rung that recomputed would not earn FLOPs by it); counted
+eagerly with one call and the fused loss, which form the same products and fit where the materialised logits do
+not. Tokens per second count real (non-padding) tokens of the sentences of the batch. MFU: model FLOP/s over the
+device's dense bf16 tensor-core peak (GPU table below; ``--peak-tflops`` overrides) or, on a CPU, a measured matmul
+rate (stated as such: a CPU's peak is not queryable).
 Peak memory: the largest allocation of the rung's timed steps (``torch.cuda.max_memory_allocated``; not measured on
 a CPU). A rung that runs out of memory is reported as such and the ladder goes on.
 
@@ -406,12 +407,15 @@ def ladder(shape: Shape, rungs: list[str], a: argparse.Namespace, budget: Budget
                    peak_memory_gib=rung.peak_bytes / 2**30 if rung.peak_bytes is not None else None,
                    compile_s=rung.compile_s, ratio_to_current=t / current if current else None)
         rows.append(row)
-    del model, opt, batch, active
-    gc.collect()
-    if dev == "cuda":
-        torch.cuda.empty_cache()
-    torch._dynamo.reset()
     return rows
+
+
+def release(device: str) -> None:
+    """Free what a shape's ladder left (its compiled graphs, CUDA graph pools, cached blocks)."""
+    torch._dynamo.reset()
+    gc.collect()
+    if device == "cuda":
+        torch.cuda.empty_cache()
 
 
 # ------------------------------------------------------------------------------------------------------- peer
@@ -440,7 +444,8 @@ def peer_row(pairs: int, a: argparse.Namespace) -> dict[str, Any]:
     total = a.warmup + a.rounds * a.steps
     with tempfile.TemporaryDirectory() as tmp:
         torch.manual_seed(0)
-        BertModel(bert_config(len(tok) if a.tiny else MBERT_VOCAB, a.tiny), add_pooling_layer=False).save_pretrained(tmp)
+        config = bert_config(len(tok) if a.tiny else MBERT_VOCAB, a.tiny)
+        BertModel(config, add_pooling_layer=False).save_pretrained(tmp)
         tok.save_pretrained(tmp)
         word = models.Transformer(tmp, max_seq_length=a.max_length)
         model = SentenceTransformer(modules=[word, models.Pooling(word.get_embedding_dimension(), "cls")],
@@ -597,7 +602,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--compile-estimate-s", type=float, default=90.0,
                    help="the compilation time expected before one is measured")
     p.add_argument("--peak-tflops", type=float, default=None)
-    p.add_argument("--out", default=None, help="folder of mfu-<date>.{json,md} (default on a GPU: figures/gpu/<device>)")
+    p.add_argument("--out", default=None,
+                   help="folder of mfu-<date>.{json,md} (default on a GPU: figures/gpu/<device>)")
     p.add_argument("--json", default=None, help="the JSON's path (the Markdown beside it)")
     p.add_argument("--log", default=None, help="the run log to append to (default on a GPU: figures/gpu/mfu-log.jsonl;"
                    " '-': none)")
@@ -652,6 +658,7 @@ def run(a: argparse.Namespace, argv: list[str] | None) -> dict[str, Any]:
             left_out.append(m)
             continue
         new = ladder(shape, a.rungs, a, budget)
+        release(dev)
         rows += new
         for r in new:
             text = r.get("failed") or (f"{r['ms_per_step']:.1f} ms/step, {r['tokens_per_second']:.0f} tokens/s, "
@@ -679,8 +686,9 @@ def run(a: argparse.Namespace, argv: list[str] | None) -> dict[str, Any]:
     for label in ("TR", "DAP"):
         r = best(rows, f"{label.lower()}-{a.pairs[0]}")
         if r is not None:
-            variants[label] = {"model_flops_per_step": r["model_flops_per_step"], "step_seconds": r["ms_per_step"] / 1e3,
-                               "tokens_per_step": r["tokens_per_step"], "tokens_per_second": r["tokens_per_second"],
+            variants[label] = {"model_flops_per_step": r["model_flops_per_step"],
+                               "step_seconds": r["ms_per_step"] / 1e3, "tokens_per_step": r["tokens_per_step"],
+                               "tokens_per_second": r["tokens_per_second"],
                                "model_flops_per_second": r["tflops_per_second"] * 1e12, "mfu": r["mfu"],
                                "rung": r["rung"]}
     out["variants"] = variants

@@ -88,6 +88,11 @@ def _accumulate(grad_logits: torch.Tensor, h: torch.Tensor, w: torch.Tensor, dty
     return g @ w if need_h else None  # (C, D)
 
 
+def _scaled(grad: torch.Tensor | None, scale: torch.Tensor, dtype: torch.dtype | None) -> torch.Tensor | None:
+    """``grad * scale`` in ``dtype`` (None stays None)."""
+    return None if grad is None or dtype is None else (grad * scale).to(dtype)
+
+
 class _LinearCrossEntropy(torch.autograd.Function):
     """Per-token cross-entropy of ``hidden @ weight.T + bias`` in chunks (the module docstring).
 
@@ -146,9 +151,8 @@ class _LinearCrossEntropy(torch.autograd.Function):
         none = (None,) * 6
         if ctx.eager:  # the gradients were formed in the forward pass: scale them by the incoming scalar
             grad_h, grad_w, grad_b = ctx.saved_tensors
-            scale = lambda g, dtype: None if g is None else (g * grad_total).to(dtype)  # noqa: E731
-            return (scale(grad_h, grad_h.dtype if grad_h is not None else None), scale(grad_w, ctx.weight_dtype),
-                    scale(grad_b, ctx.bias_dtype), *none)
+            return (_scaled(grad_h, grad_total, grad_h.dtype if grad_h is not None else None),
+                    _scaled(grad_w, grad_total, ctx.weight_dtype), _scaled(grad_b, grad_total, ctx.bias_dtype), *none)
         hidden, weight, bias, safe, scored, lse = ctx.saved_tensors
         dtype, chunk = ctx.dtype, ctx.chunk
         w = weight.to(dtype)

@@ -100,7 +100,8 @@ def vmsst(method: str = "vmsst", **options: Any) -> tuple[nn.Module, dict]:
                   decoder_heads=c.num_attention_heads, decoder_ffn=c.intermediate_size, dropout=0.0, **options)
     model.on_step(5)
     collate = VMSSTCollator(tok, cfg["training"]["max_length"])
-    return model, collate([(x, y, 1 + i % 2, 0) for i, (x, y) in enumerate(SENTENCES)], torch.Generator().manual_seed(0))
+    examples = [(x, y, 1 + i % 2, 0) for i, (x, y) in enumerate(SENTENCES)]
+    return model, collate(examples, torch.Generator().manual_seed(0))
 
 
 def moco(method: str = "moco") -> tuple[nn.Module, dict]:
