@@ -80,8 +80,8 @@ def scored_positions(labels: torch.Tensor, multiple: int = 1,
                      ignore_index: int = -100) -> tuple[torch.Tensor, torch.Tensor]:
     """The rows a vocabulary head scores, for a collator (on the CPU, where it costs nothing): labels (B, S), with
     ``ignore_index`` where nothing is predicted -> (flat positions into the (B * S) rows, (M,); their labels, (M,)).
-    M is the number of labelled positions rounded up to a multiple of ``multiple`` (at least one multiple); the added rows
-    point at position 0 with ``ignore_index``, so they cost a row of the product and add nothing. The model gathers
+    M is the number of labelled positions rounded up to a multiple of ``multiple`` (at least one multiple); the added
+    rows point at position 0 with ``ignore_index``, so they cost a row of the product and add nothing. The model gathers
     ``states.flatten(0, 1)[positions]``: the head runs on the scored ~15 % of the positions only, with no
     data-dependent indexing in the step (a compiled step sees few distinct M: one per multiple)."""
     if multiple < 1:
