@@ -25,9 +25,12 @@ class KeyQueue(nn.Module):
         self.register_buffer("ptr", torch.zeros((), dtype=torch.long))
 
     def negatives(self) -> torch.Tensor:
-        """A detached copy of the queue, (K, D): the queue is updated in place after the
-        loss is computed, and autograd must not see that change."""
-        return self.keys.clone().detach()
+        """A detached copy of the queue, (K, D): the queue is updated in place after the loss is computed, and the
+        backward pass (which reads the negatives) must not see that change. The copy is a product with 1, not a
+        ``clone``: under ``torch.compile`` the inductor drops a clone of a graph input as a no-op even where the graph
+        later overwrites that input (pytorch/pytorch#198131), so the backward would read the updated queue (a
+        compiled MoCo-BERT step's gradients differed from eager's; tests/papers/test_compiled_steps.py)."""
+        return self.keys.detach() * 1.0
 
     @torch.no_grad()
     def _dequeue_and_enqueue(self, keys: torch.Tensor) -> None:
