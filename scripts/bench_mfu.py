@@ -41,9 +41,11 @@ Peak memory: the largest allocation of the rung's timed steps (``torch.cuda.max_
 a CPU). A rung that runs out of memory is reported as such and the ladder goes on.
 
 Budget: ``--budget-s`` (default 540 s, under ten minutes on one H100 with the model builds). Shapes run in the
-order given; before each compiled rung the script checks that the compilation it expects (the slowest seen so far,
-at first ``--compile-estimate-s``) fits what is left, and skips it otherwise, saying so in the figures and printing
-the command that runs what was left out.
+order given, each with an equal share of the time left when it starts (what one leaves passes on). A shape's eager
+rungs always run; its compiled rungs are compiled from the top of the ladder down (the fused rung first: the figure
+that matters most), each only where the compilation the script expects (the slowest seen so far, at first
+``--compile-estimate-s``) fits what is left of the share; a skipped rung is named in the figures with the command
+that runs what was left out.
 
 Writes (on a GPU; on a CPU only where ``--json`` / ``--out`` say) ``figures/gpu/<device>/mfu-<date>.json`` and
 ``.md``, and appends one row per run to ``--log`` (default ``figures/gpu/mfu-log.jsonl``): date, commit, machine,
@@ -315,9 +317,13 @@ def out_of_memory(exc: BaseException) -> bool:
     return isinstance(exc, torch.cuda.OutOfMemoryError) or "out of memory" in str(exc).lower()
 
 
-def ladder(shape: Shape, rungs: list[str], a: argparse.Namespace, budget: Budget) -> list[dict[str, Any]]:
-    """Every rung of one shape, interleaved; returns its rows."""
+def ladder(shape: Shape, rungs: list[str], a: argparse.Namespace, budget: Budget,
+           share: float) -> list[dict[str, Any]]:
+    """Every rung of one shape, interleaved; returns its rows. ``share``: this shape's seconds of the budget (a
+    compiled rung runs where its expected compilation fits what is left of it)."""
     dev = a.device
+    start = time.perf_counter()
+    share_end = start + share
     model, batch, tokens = shape.build(dev)
     model.train()
     batch = {k: v.to(dev) for k, v in batch.items()}
@@ -332,18 +338,20 @@ def ladder(shape: Shape, rungs: list[str], a: argparse.Namespace, budget: Budget
     opt.zero_grad(set_to_none=True)
     flops = counter.get_total_flops()
     selected = [r for r in rungs if (shape.vocabulary_head or r != "fused") and (dev == "cuda" or r != "graphs")]
-    active: list[Rung] = []
-    for name in selected:
+    # the eager rungs first (cheap), then the compiled ones from the top of the ladder down (the top rung is the
+    # figure that matters most), each while its expected compilation fits this shape's share of the budget
+    order = sorted(selected, key=lambda r: (RUNG_SETTINGS[r][2], -RUNGS.index(r)))
+    rungs_by_name: dict[str, Rung] = {}
+    for name in order:
         joint, vocab, compiled, graphs = RUNG_SETTINGS[name]
-        if compiled and not budget.allows_compile():
-            active.append(Rung(name, lambda b: None, graphs, failed="skipped: budget"))
+        if compiled and not budget.allows_compile(share_end - time.perf_counter()):
+            rungs_by_name[name] = Rung(name, lambda b: None, graphs, failed="skipped: budget")
             continue
         forward = step_function(model, a.precision, dev, name)
         if compiled:
             mode = "reduce-overhead" if graphs else None
             forward = torch.compile(forward, backend=a.backend, mode=mode if a.backend == "inductor" else None)
-        rung = Rung(name, forward, graphs)
-        active.append(rung)
+        rung = rungs_by_name[name] = Rung(name, forward, graphs)
 
         def one(rung: Rung = rung) -> None:
             if rung.graphs:
@@ -373,6 +381,7 @@ def ladder(shape: Shape, rungs: list[str], a: argparse.Namespace, budget: Budget
             gc.collect()
             if dev == "cuda":
                 torch.cuda.empty_cache()
+    active = [rungs_by_name[name] for name in selected]  # the ladder's order
     clock = Clock(dev)
     for r in range(a.rounds):
         for rung in active:
@@ -475,19 +484,29 @@ def peer_row(pairs: int, a: argparse.Namespace) -> dict[str, Any]:
 
 # ----------------------------------------------------------------------------------------------------- budget
 class Budget:
-    """Seconds left of ``--budget-s``; a compiled rung runs only where its expected compilation still fits."""
+    """Seconds left of ``--budget-s``. Each shape gets an equal share of what is left when it starts (what a shape
+    does not use passes to the next); a compiled rung runs only where its expected compilation (the slowest seen so
+    far, at first ``--compile-estimate-s``) fits what is left of its shape's share and of the whole."""
 
     def __init__(self, seconds: float, estimate: float):
-        self.start, self.seconds, self.estimate = time.perf_counter(), seconds, estimate
+        self.start, self.seconds, self.guess = time.perf_counter(), seconds, estimate
+        self.measured: list[float] = []
+
+    @property
+    def estimate(self) -> float:
+        return max(self.measured) if self.measured else self.guess
 
     def left(self) -> float:
         return self.seconds - (time.perf_counter() - self.start)
 
-    def allows_compile(self) -> bool:
-        return self.left() > self.estimate
+    def share(self, shapes_left: int) -> float:
+        return self.left() / max(1, shapes_left)
+
+    def allows_compile(self, share_left: float) -> bool:
+        return min(self.left(), share_left) > self.estimate
 
     def compiled(self, seconds: float) -> None:
-        self.estimate = max(self.estimate, seconds) if self.estimate > 0 else seconds
+        self.measured.append(seconds)
 
 
 # ------------------------------------------------------------------------------------------------ provenance
@@ -652,12 +671,12 @@ def run(a: argparse.Namespace, argv: list[str] | None) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     peers: list[dict[str, Any]] = []
     left_out: list[str] = []
-    for m in models:
+    for i, m in enumerate(models):
         shape = available[m]
         if budget.left() <= 0:
             left_out.append(m)
             continue
-        new = ladder(shape, a.rungs, a, budget)
+        new = ladder(shape, a.rungs, a, budget, budget.share(len(models) - i))
         release(dev)
         rows += new
         for r in new:

@@ -73,3 +73,13 @@ def test_a_compiled_rung_past_the_budget_is_skipped_and_named(bench, tmp_path, c
     assert rows["current"]["ms_per_step"] > 0 and rows["compiled"]["failed"] == "skipped: budget"
     assert out["left_out"] == ["tr-4/compiled"] and out["rerun"].endswith("--models tr-4")
     assert "left out by the budget: tr-4/compiled" in capsys.readouterr().out
+
+
+def test_the_budget_shares_its_time_and_expects_the_slowest_compilation_seen(bench):
+    budget = bench.Budget(100.0, estimate=10.0)
+    assert 24 < budget.share(4) <= 25 and 99 < budget.share(1) <= 100
+    assert budget.allows_compile(20.0) and not budget.allows_compile(5.0)  # what is left of the shape's share
+    budget.compiled(30.0)
+    budget.compiled(12.0)
+    assert budget.estimate == 30.0 and not budget.allows_compile(20.0) and budget.allows_compile(40.0)
+    assert not bench.Budget(0.0, estimate=1.0).allows_compile(100.0)  # nor past the whole budget
