@@ -21,6 +21,9 @@ How (:class:`_LinearCrossEntropy`, a custom autograd Function):
   gradients with respect to the hidden states (C, D), the weight (V, D, accumulated in fp32) and the bias; the
   backward pass only scales them by the incoming scalar gradient. No logits are recomputed: the head costs the
   plain loss's three matrix products, and what is kept between the passes is (N, D) + (V, D) instead of N x V.
+  These gradients carry no loss scale (fp16's dynamic scaling multiplies the backward's incoming gradient, which
+  comes after them), so they are formed at a power of two that brings the largest weight to 1 and divided by it in
+  fp32: with fp16 products, small weights times small probabilities would otherwise fall below fp16's range.
 * ``reduction`` "none" (one loss per token, whose upstream gradients are not known at the forward pass): the
   forward keeps the inputs and the (N,) log-sum-exp; the backward recomputes each chunk's logits (one more
   matrix product, a third of the head's plain cost) and forms the same gradients.
@@ -78,14 +81,24 @@ def _softmax_minus_onehot(logp: torch.Tensor, target: torch.Tensor, scale: torch
 
 def _accumulate(grad_logits: torch.Tensor, h: torch.Tensor, w: torch.Tensor, dtype: torch.dtype, need_h: bool,
                 grad_w: torch.Tensor | None, grad_b: torch.Tensor | None) -> torch.Tensor | None:
-    """The chunk's d(loss)/dh (C, D) in ``dtype`` (None unless ``need_h``); adds its d/dW (V, D) and d/db (V,) into
-    the fp32 buffers given."""
+    """The chunk's d(loss)/dh (C, D) in fp32 (None unless ``need_h``); adds its d/dW (V, D) and d/db (V,) into the
+    fp32 buffers given. The products run in ``dtype``."""
     g = grad_logits.to(dtype)  # (C, V)
     if grad_w is not None:
         grad_w.add_((g.T @ h).float())  # (V, D): fp32 accumulation over chunks
     if grad_b is not None:
         grad_b.add_(grad_logits.sum(0))
-    return g @ w if need_h else None  # (C, D)
+    return (g @ w).float() if need_h else None  # (C, D)
+
+
+def _gradient_scale(token_weights: torch.Tensor, scored: torch.Tensor) -> torch.Tensor:
+    """A power of two that brings the largest |weight| of the scored rows to [1, 2): the gradients formed in the
+    forward pass are the loss's own, not a loss-scaled backward's, so with fp16 products a 1/N weight would push small
+    probabilities below fp16's range; they are formed at this scale and divided by it in fp32. 0-dim, on the device
+    (no host sync); 1 where no row is scored."""
+    largest = (token_weights.float().abs() * scored).max()
+    return torch.where(largest > 0, torch.exp2(-torch.floor(torch.log2(largest.clamp_min(1e-30)))),
+                       torch.ones_like(largest))
 
 
 def _scaled(grad: torch.Tensor | None, scale: torch.Tensor, dtype: torch.dtype | None) -> torch.Tensor | None:
@@ -114,6 +127,7 @@ class _LinearCrossEntropy(torch.autograd.Function):
         grad_b = torch.zeros(bias.shape, dtype=torch.float32, device=weight.device) \
             if eager_grads and bias is not None and need_grad[2] else None
         losses, lses, grad_h = [], [], []
+        unit = _gradient_scale(token_weights, scored) if eager_grads and token_weights is not None else None
         with torch.autocast(hidden.device.type, enabled=False):
             for start in range(0, hidden.shape[0], chunk):
                 h = hidden[start:start + chunk].to(dtype)  # (C, D)
@@ -126,12 +140,16 @@ class _LinearCrossEntropy(torch.autograd.Function):
                     lses.append(logits.gather(1, t[:, None])[:, 0] - target_logp)
                 del logits
                 if eager_grads:
-                    assert token_weights is not None
-                    scale = token_weights[start:start + chunk].float() * keep
+                    assert token_weights is not None and unit is not None
+                    scale = token_weights[start:start + chunk].float() * keep * unit
                     g = _softmax_minus_onehot(logp, t, scale)
                     gh = _accumulate(g, h, w, dtype, need_grad[0], grad_w, grad_b)
                     if gh is not None:
-                        grad_h.append(gh.to(hidden.dtype))
+                        grad_h.append((gh / unit).to(hidden.dtype))
+        if unit is not None:  # back from the scale the gradients were formed at
+            for buffer in (grad_w, grad_b):
+                if buffer is not None:
+                    buffer.div_(unit)
         per_token = torch.cat(losses)  # (N,) fp32, 0 at ignored rows
         ctx.dtype, ctx.chunk, ctx.eager = dtype, chunk, token_weights is not None
         ctx.weight_dtype = weight.dtype
