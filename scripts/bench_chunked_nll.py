@@ -1,4 +1,5 @@
-"""Peak memory of VMSST's decoder loss over mT5's vocabulary: plain vs chunked (common/losses/token_nll.py).
+"""Peak memory of VMSST's decoder loss over mT5's vocabulary: plain vs chunked (common/losses/token_nll.py: the
+fused linear + cross-entropy of common/losses/linear_cross_entropy.py, per-token losses; chunk 0 is the plain loss).
 
 One forward and backward of the token cross-entropy of ``--tokens`` target tokens through a ``--features`` x
 ``--vocab`` output projection, each variant in a fresh process (its peak resident memory, ``VmHWM``, is the
@@ -19,7 +20,7 @@ def child(tokens: int, features: int, vocab: int, chunk: int) -> dict:
     import torch
     from torch import nn
 
-    from common.losses.token_nll import chunked_token_nll
+    from common.losses.token_nll import chunked_token_nll, token_nll
 
     torch.manual_seed(0)
     out = nn.Linear(features, vocab)
@@ -27,7 +28,7 @@ def child(tokens: int, features: int, vocab: int, chunk: int) -> dict:
     t = torch.randint(0, vocab, (tokens,))
     base = peak_rss_mb()
     t0 = time.perf_counter()
-    loss = chunked_token_nll(out, x, t, chunk).sum()
+    loss = (chunked_token_nll(out, x, t, chunk) if chunk > 0 else token_nll(out, x, t)).sum()
     loss.backward()
     seconds = time.perf_counter() - t0
     peak = peak_rss_mb()

@@ -17,6 +17,10 @@ last batches (:class:`LossWindow`); a negative with d- <= d+ is kept. The cosine
 computed in closed form from the Gram matrix (no (2B, 2N, D) tensor). lambda is a coefficient, not a gradient path
 (detached; the paper is silent); gradients reach q and k- through the interpolated vector.
 
+No host-device sync: p_avg stays a tensor on the model's device (the window's buffers), the "p_avg > 0" test is a
+select between the two cosines (before the first batch lambda = 1 and the plain cosine is used), and the window is
+written at a tensor index.
+
 Temperature (the paper is silent): eq. 1 writes exp(cos). With 2N - 1 = 2047 candidates (batch 1024) the
 positive's probability could then never exceed e^2 / 2046 (0.4 %), so p_avg would stay near 0 and lambda near 1:
 eq. 6 would be a no-op. We divide by a temperature tau (config ``temperature``) and say so in every table.
@@ -50,15 +54,17 @@ class LossWindow(nn.Module):
         self.register_buffer("values", torch.zeros(size, dtype=torch.float64))
         self.register_buffer("count", torch.zeros((), dtype=torch.long))
 
-    def mean(self) -> float:
-        """p_avg before any batch: 0 (lambda = 1, the negatives unchanged)."""
-        n = int(min(int(self.count), self.values.numel()))
-        return float(self.values[:n].mean()) if n else 0.0
+    def mean(self) -> torch.Tensor:
+        """p_avg, a 0-dim float64 tensor on the buffers' device; before any batch 0 (lambda = 1, the negatives
+        unchanged)."""
+        filled = torch.arange(self.values.numel(), device=self.values.device) < self.count  # (size,)
+        return (self.values * filled).sum() / filled.sum().clamp_min(1)
 
     @torch.no_grad()
     def update(self, loss: torch.Tensor) -> None:
-        value = mean_over_ranks(loss.detach().double().reshape(1))
-        self.values[int(self.count) % self.values.numel()] = torch.exp(-value[0])
+        value = mean_over_ranks(loss.detach().double().reshape(1))  # (1,)
+        slot = (self.count % self.values.numel()).reshape(1)  # (1,) the oldest entry once the window is full
+        self.values.index_copy_(0, slot, torch.exp(-value))
         self.count += 1
 
 
@@ -72,8 +78,9 @@ class SentenceCTLLoss(nn.Module):
             raise ValueError(f"need temperature > 0 and 0 < zeta < 1, got {temperature}, {zeta}")
         self.temperature, self.zeta, self.hard_negatives = temperature, zeta, hard_negatives
 
-    def forward(self, x: torch.Tensor, y: torch.Tensor, p_avg: float = 0.0) -> torch.Tensor:
-        """x, y: (B, D) this rank's representations r(x_i), r(y_i) -> L_S over this rank's 2B queries."""
+    def forward(self, x: torch.Tensor, y: torch.Tensor, p_avg: float | torch.Tensor = 0.0) -> torch.Tensor:
+        """x, y: (B, D) this rank's representations r(x_i), r(y_i); p_avg: eq. 6's (a float or 0-dim tensor) -> L_S
+        over this rank's 2B queries."""
         B = x.shape[0]
         X, Y = gather_with_grad(x), gather_with_grad(y)  # (N, D)
         N = X.shape[0]
@@ -83,18 +90,17 @@ class SentenceCTLLoss(nn.Module):
         pos = torch.cat([g + N, g])  # (2B,) k+ of x_i is y_i, of y_i is x_i
         own = torch.cat([g, g + N])  # (2B,) the query itself is not a candidate
         sims = F.normalize(q, dim=-1) @ F.normalize(cand, dim=-1).T  # (2B, 2N) cosine
-        if self.hard_negatives and p_avg > 0:
+        if self.hard_negatives:
+            p = torch.as_tensor(p_avg, device=x.device)
             with torch.no_grad():
                 d_pos = (cand[pos] - q).norm(dim=-1, keepdim=True)  # (2B, 1)
                 d_neg = torch.cdist(q, cand)  # (2B, 2N)
                 far = d_neg > d_pos
-                lam = torch.where(far, (d_pos / d_neg.clamp_min(1e-12)) ** (self.zeta * p_avg),
+                lam = torch.where(far, (d_pos / d_neg.clamp_min(1e-12)) ** (self.zeta * p).to(d_pos.dtype),
                                   torch.ones_like(d_neg))
             hard = interpolated_cosine(q, cand, lam)
-            rows = torch.arange(2 * B, device=x.device)
-            negative = torch.ones_like(far)
-            negative[rows, pos] = False
-            sims = torch.where(negative & far, hard, sims)
+            negative = F.one_hot(pos, 2 * N) == 0  # (2B, 2N): every candidate but the positive
+            sims = torch.where(negative & far & (p > 0), hard, sims)  # before any batch (p_avg 0): the plain cosine
         self_mask = F.one_hot(own, 2 * N).bool()  # (2B, 2N)
         logits = (sims / self.temperature).float().masked_fill(self_mask, float("-inf"))
         return F.cross_entropy(logits, pos)

@@ -12,25 +12,40 @@ pooling, section 3.2). Objectives:
 The total loss is L_TR + w_TLM L_TLM + w_RTL L_RTL. Eq. 7 states L_DAP = L_TR + L_RTL,
 so ``rtl_weight`` is 1.0 in every config; the authors' code defaults to 0.1 (see
 ../shared/papers/README.md), a setting one line of config away for anyone comparing.
+
+How the step is computed (the same losses; for speed, tested against the plain computation):
+
+* ``joint_sides``: source and target go through f in one call of 2B rows (the collator pads both sides to one
+  length; :mod:`common.models.joint`), not two calls of B; ``False`` keeps the two calls (the benchmark's rung).
+* ``vocab_loss``: the TLM and RTL vocabulary heads are scored by the fused linear + cross-entropy
+  (:mod:`common.losses.linear_cross_entropy`: no (M, V) logits), at the labelled positions only, which the
+  collator lists (``tlm_positions``, ``rtl_positions``); "plain" materialises the logits (the reference).
+* No host-device sync: no boolean indexing or ``.any()`` in the step (static shapes given the batch's), so a
+  compiled step is one graph and can be captured in a CUDA graph.
 """
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 from transformers import PreTrainedModel
 
 from common.losses import TranslationRankingLoss
+from common.losses.linear_cross_entropy import IMPLEMENTATIONS
 from common.models.encoder import SentenceEncoder, mlm_head, position_ids_like
-from papers.dap.rtl import RTLHead, rtl_loss
+from common.models.joint import encode_sides
+from common.models.vocab_head import head_loss
+from papers.dap.rtl import RTLHead
 
 
 class DAPModel(nn.Module):
     def __init__(self, mlm: PreTrainedModel, objectives: list[str], *, temperature: float, margin: float = 0.0,
                  rtl_layers: int = 2, direction: str = "xx2en", rtl_weight: float = 1.0, tlm_weight: float = 1.0,
                  num_languages: int = 0, pooling: str = "cls", rtl_vocabulary: list[int] | None = None,
-                 mask_token_id: int | None = None):
+                 mask_token_id: int | None = None, vocab_loss: str = "fused", joint_sides: bool = True):
         super().__init__()
+        if vocab_loss not in IMPLEMENTATIONS:
+            raise ValueError(f"vocab_loss must be one of {IMPLEMENTATIONS}, got {vocab_loss!r}")
+        self.vocab_loss, self.joint_sides = vocab_loss, joint_sides
         unknown = set(objectives) - {"tr", "tlm", "rtl"}
         if unknown or "tr" not in objectives:
             raise ValueError(f"objectives must include 'tr' and only tr/tlm/rtl, got {objectives}")
@@ -51,17 +66,22 @@ class DAPModel(nn.Module):
 
     def forward(self, src_input_ids, src_attention_mask, trg_input_ids, trg_attention_mask, **extra) -> dict:
         extra = {**extra, "src_input_ids": src_input_ids, "trg_input_ids": trg_input_ids}
-        src_vec, src_h = self.encoder(src_input_ids, src_attention_mask)  # (B, D), (B, S, D)
-        trg_vec, trg_h = self.encoder(trg_input_ids, trg_attention_mask)
+        if self.joint_sides:  # one call of 2B rows
+            (src_vec, src_h), (trg_vec, trg_h) = encode_sides(
+                self.encoder, [(src_input_ids, src_attention_mask), (trg_input_ids, trg_attention_mask)],
+                self.encoder.backbone.config.pad_token_id or 0)  # (B, D), (B, S, D) each
+        else:
+            src_vec, src_h = self.encoder(src_input_ids, src_attention_mask)  # (B, D), (B, S, D)
+            trg_vec, trg_h = self.encoder(trg_input_ids, trg_attention_mask)
         loss_tr = self.tr(src_vec, trg_vec)
         out = {"loss_tr": loss_tr}
         loss = loss_tr
         if self.mlm_head is not None:
             h = self.encoder.backbone(input_ids=extra["tlm_input_ids"], attention_mask=extra["tlm_attention_mask"],
-                                      token_type_ids=extra["tlm_token_type_ids"]).last_hidden_state
-            chosen = extra["tlm_labels"] != -100  # (B, 2S): the corrupted positions, the only ones with a loss
-            logits = self.mlm_head(h[chosen])  # (M, V): no vocabulary softmax at the other ~85 % of positions
-            out["loss_tlm"] = F.cross_entropy(logits, extra["tlm_labels"][chosen])
+                                      token_type_ids=extra["tlm_token_type_ids"]).last_hidden_state  # (B, 2S, D)
+            # the corrupted positions only (the collator's list): no vocabulary softmax at the other ~85 %
+            chosen = h.flatten(0, 1).index_select(0, extra["tlm_positions"])  # (M, D)
+            out["loss_tlm"] = head_loss(self.mlm_head, chosen, extra["tlm_targets"], impl=self.vocab_loss)
             loss = loss + self.tlm_weight * out["loss_tlm"]
         if self.rtl is not None:
             out["loss_rtl"] = self._rtl(src_h, src_attention_mask, trg_h, trg_attention_mask, extra)
@@ -79,15 +99,20 @@ class DAPModel(nn.Module):
         target_states = torch.where(fe, src_h, trg_h)[:, 1:]  # (B, S-1, D): the side reconstructed
         target_ids = torch.where(from_en[:, None], extra["src_input_ids"], extra["trg_input_ids"])  # (B, S)
         positions = position_ids_like(self.rtl.embeddings, target_ids)[:, 1:]  # the encoder's own numbering
-        labels = extra["rtl_labels"]  # (B, S-1), -100 where nothing is reconstructed
-        scored = labels != -100
-        logits = self.rtl(states, mask, extra["rtl_attention_mask"], positions,
-                          target_states, extra.get("rtl_keep"), extra.get("rtl_src_lang"), extra.get("rtl_trg_lang"),
-                          scored=scored)  # (M, V): the scored positions only
-        targets = self.rtl.targets(labels[scored])  # (M,)
+        out = self.rtl.states(states, mask, extra["rtl_attention_mask"], positions, target_states,
+                              extra.get("rtl_keep"), extra.get("rtl_src_lang"), extra.get("rtl_trg_lang"))
+        # out: (B, S-1, D)
+        scored = extra["rtl_positions"]  # (M,) flat positions into (B, S-1), from the collator
+        chosen = out.flatten(0, 1).index_select(0, scored)  # (M, D)
+        targets = self.rtl.columns(extra["rtl_targets"])  # (M,) the head's columns, -100 at padding rows
         if self.direction != "both":
-            return rtl_loss(logits, targets)
-        # Section 5.1: each direction on half of the batch, the two losses averaged.
-        row_from_en = from_en[:, None].expand_as(labels)[scored]  # (M,)
-        halves = [rtl_loss(logits[sel], targets[sel]) for sel in (~row_from_en, row_from_en) if sel.any()]
-        return sum(halves) / len(halves)
+            return head_loss(self.rtl.lm_head, chosen, targets, impl=self.vocab_loss)  # eq. 6: the mean
+        # Section 5.1: each direction on half of the batch, the two losses averaged: a weight per row, 1 / (the
+        # count of its direction's rows x the number of directions present), so no half is selected by a sync.
+        row_from_en = from_en[scored // out.shape[1]]  # (M,)
+        valid = targets != -100
+        n_from, n_to = (valid & row_from_en).sum(), (valid & ~row_from_en).sum()
+        halves = (n_from > 0).float() + (n_to > 0).float()
+        per_row = torch.where(row_from_en, 1.0 / n_from.clamp_min(1), 1.0 / n_to.clamp_min(1))
+        return head_loss(self.rtl.lm_head, chosen, targets, impl=self.vocab_loss, reduction="sum",
+                         weights=per_row / halves.clamp_min(1))

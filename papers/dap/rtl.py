@@ -37,7 +37,6 @@ from __future__ import annotations
 import copy
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 from transformers import PreTrainedModel
 
@@ -65,8 +64,7 @@ class RTLHead(nn.Module):
         ids = index = None  # the token ids predicted, (V',), and token id -> column (-1: absent); None: all
         if vocabulary is not None:
             ids = torch.tensor(sorted(set(vocabulary)), dtype=torch.long)
-            index = torch.full((base.config.vocab_size,), -1, dtype=torch.long)
-            index[ids] = torch.arange(len(ids))
+            index = vocabulary_index(vocabulary, base.config.vocab_size)
         self.register_buffer("vocabulary", ids)
         self.register_buffer("vocabulary_index", index)
         self.lm_head = copy.deepcopy(mlm_head(mlm)) if ids is None else lm_head_on(mlm_head(mlm), ids)
@@ -77,17 +75,17 @@ class RTLHead(nn.Module):
         return self.embeddings(inputs_embeds=words, position_ids=position_ids,
                                token_type_ids=torch.zeros_like(position_ids))
 
-    def forward(self, src_states: torch.Tensor, src_mask: torch.Tensor, trg_mask: torch.Tensor,
-                trg_position_ids: torch.Tensor, trg_states: torch.Tensor | None = None,
-                trg_keep: torch.Tensor | None = None, src_lang: torch.Tensor | None = None,
-                trg_lang: torch.Tensor | None = None, scored: torch.Tensor | None = None) -> torch.Tensor:
+    def states(self, src_states: torch.Tensor, src_mask: torch.Tensor, trg_mask: torch.Tensor,
+               trg_position_ids: torch.Tensor, trg_states: torch.Tensor | None = None,
+               trg_keep: torch.Tensor | None = None, src_lang: torch.Tensor | None = None,
+               trg_lang: torch.Tensor | None = None) -> torch.Tensor:
         """src_states: (B, Sx, D) token states without [CLS]; src_mask: (B, Sx);
         trg_mask: (B, Sy) the target's real positions, each fed a [MASK]; trg_position_ids: (B, Sy);
         trg_states: (B, Sy, D) the target's own contextual states, fed where trg_keep (B, Sy) is True
-        (rho < 1); returns vocabulary logits at the target positions, (B, Sy, V), or with ``scored`` (B, Sy)
-        at those positions only, (M, V); V is the head's vocabulary (all, or ``vocabulary``)."""
+        (rho < 1). Returns the K layers' output at the target positions, (B, Sy, D): what the vocabulary head
+        (``lm_head``) reads."""
         trg = self.mask_inputs(trg_position_ids)  # (B, Sy, D)
-        if trg_keep is not None and trg_keep.any():
+        if trg_keep is not None:  # (no test of trg_keep.any(): a select with nothing kept leaves trg unchanged)
             assert trg_states is not None, "trg_keep needs trg_states"
             trg = torch.where(trg_keep[..., None], trg_states.to(trg.dtype), trg)
         if self.language_embeddings is not None and src_lang is not None:
@@ -99,22 +97,49 @@ class RTLHead(nn.Module):
         for layer in self.layers:
             h = layer(h, attention_mask=ext)
             h = h[0] if isinstance(h, tuple) else h
-        out = h[:, src_states.shape[1]:]  # (B, Sy, D)
-        if scored is not None:
-            out = out[scored]  # (M, D): no vocabulary softmax at unscored positions (padding, kept tokens)
-        return self.lm_head(out)  # (B, Sy, V) or (M, V)
+        return h[:, src_states.shape[1]:]  # (B, Sy, D)
+
+    def forward(self, src_states: torch.Tensor, src_mask: torch.Tensor, trg_mask: torch.Tensor,
+                trg_position_ids: torch.Tensor, trg_states: torch.Tensor | None = None,
+                trg_keep: torch.Tensor | None = None, src_lang: torch.Tensor | None = None,
+                trg_lang: torch.Tensor | None = None) -> torch.Tensor:
+        """:meth:`states` through the vocabulary head: logits at every target position, (B, Sy, V), V the head's
+        vocabulary (all, or ``vocabulary``). Training scores the labelled positions only, without these logits
+        (:meth:`papers.dap.model.DAPModel._rtl`)."""
+        return self.lm_head(self.states(src_states, src_mask, trg_mask, trg_position_ids, trg_states, trg_keep,
+                                        src_lang, trg_lang))
+
+    def columns(self, labels: torch.Tensor) -> torch.Tensor:
+        """Token ids -> the head's logit columns, ``-100`` kept (the ids themselves when it predicts the whole
+        vocabulary). No check (a host sync): the collator refuses a target outside the vocabulary
+        (:meth:`targets`)."""
+        if self.vocabulary_index is None:
+            return labels
+        columns = self.vocabulary_index[labels.clamp_min(0)]
+        return torch.where(labels < 0, labels, columns)
 
     def targets(self, labels: torch.Tensor) -> torch.Tensor:
-        """Token ids -> the head's logit columns (the ids themselves when it predicts the whole vocabulary)."""
+        """Token ids -> the head's logit columns (the ids themselves when it predicts the whole vocabulary), with
+        the check that every id is in the vocabulary (the collator's, on the CPU: :func:`vocabulary_columns`)."""
         if self.vocabulary is None:
             return labels
-        columns = self.vocabulary_index[labels]
-        if (columns < 0).any():
-            raise ValueError("an RTL target token is outside the head's vocabulary (rtl_vocabulary: english needs "
-                             "English targets, direction xx2en, and the vocabulary of the training corpus)")
-        return columns
+        return vocabulary_columns(self.vocabulary_index, labels)
 
 
-def rtl_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Eq. 6: mean cross-entropy over scored target positions (labels -100 elsewhere)."""
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels.reshape(-1), ignore_index=-100)
+def vocabulary_index(vocabulary: list[int], vocab_size: int) -> torch.Tensor:
+    """Token id -> the column of the head's logits that predicts it, -1 where the head has none: (vocab_size,)."""
+    ids = torch.tensor(sorted(set(vocabulary)), dtype=torch.long)
+    index = torch.full((vocab_size,), -1, dtype=torch.long)
+    index[ids] = torch.arange(len(ids))
+    return index
+
+
+def vocabulary_columns(index: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Token ids (-100 kept) -> the columns of ``index`` (:func:`vocabulary_index`); one clear error for an id the
+    head cannot predict."""
+    columns = torch.where(labels < 0, labels, index[labels.clamp_min(0)])
+    if ((columns < 0) & (labels >= 0)).any():
+        raise ValueError("an RTL target token is outside the head's vocabulary (rtl_vocabulary: english needs "
+                         "English targets, direction xx2en, and the vocabulary of the training corpus)")
+    return columns
+

@@ -67,9 +67,10 @@ def build_model(cfg: dict, method: dict, init: str, tokenizer, num_languages: in
                     rtl_vocabulary=rtl_vocabulary, mask_token_id=tokenizer.mask_token_id)
 
 
-def collator(cfg: dict, method: dict, tokenizer) -> DAPCollator:
+def collator(cfg: dict, method: dict, tokenizer, rtl_vocabulary: list[int] | None = None) -> DAPCollator:
     return DAPCollator(tokenizer, cfg["training"]["max_length"], method["objectives"], rho=method["rho"],
-                       direction=method["direction"], tlm_mask_prob=cfg["dap"].get("tlm_mask_prob", 0.15))
+                       direction=method["direction"], tlm_mask_prob=cfg["dap"].get("tlm_mask_prob", 0.15),
+                       pad_scored_to=cfg["training"].get("pad_scored_to", 1), rtl_vocabulary=rtl_vocabulary)
 
 
 class DAPRecipe:
@@ -95,7 +96,7 @@ class DAPRecipe:
 
         info = {**method, "languages": lang_ids, **({"rtl_vocabulary_size": len(vocab)} if vocab else {})}
         overrides = {} if method.get("train", True) else {"max_steps": 0}  # ``init``: the encoder as it starts
-        return Built(model, collator(cfg, method, tokenizer), save, info, overrides)
+        return Built(model, collator(cfg, method, tokenizer, vocab), save, info, overrides)
 
 
 if __name__ == "__main__":

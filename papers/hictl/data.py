@@ -10,6 +10,12 @@ tokens in x_i", drawn afresh each time from the collate generator). Every exampl
   monolingual sentence, with Table 9's mask rates (``mask_bilingual`` 25 %, ``mask_monolingual`` 15 %) and BERT's
   80 / 10 / 10 replacement (XLM's recipe, Conneau & Lample 2019); labels -100 off the chosen positions.
 
+The masked positions are also listed here, on the CPU (``lm_positions`` / ``lm_targets``: flat indices into the LM
+input and their labels, padded to a multiple of ``pad_scored_to`` with -100;
+:func:`common.models.vocab_head.scored_positions`), so the model runs the vocabulary head on them without a host
+sync; with ``word_negatives`` the batch is refused here when a pair leaves fewer words outside its bag than the
+word-level CTL draws (:func:`common.losses.word_ctl.check_negatives`).
+
 The special-token layout is the tokenizer's own (:mod:`common.models.special_tokens`), so the same code serves
 BERT-style and XLM-R tokenizers. All randomness comes from the generator the trainer passes (seeded by the run's
 seed, the step and the rank), so a resumed run draws the same batches.
@@ -18,7 +24,9 @@ from __future__ import annotations
 
 import torch
 
+from common.losses.word_ctl import check_negatives
 from common.models.special_tokens import template
+from common.models.vocab_head import scored_positions
 
 PARALLEL, MONO = "parallel", "mono"
 
@@ -29,8 +37,10 @@ def _pad(rows: list[list[int]], value: int) -> torch.Tensor:
 
 
 class HICTLCollator:
-    def __init__(self, tokenizer, max_length: int, mask_bilingual: float = 0.25, mask_monolingual: float = 0.15):
+    def __init__(self, tokenizer, max_length: int, mask_bilingual: float = 0.25, mask_monolingual: float = 0.15,
+                 pad_scored_to: int = 1, word_negatives: int | None = None):
         self.tok, self.max_length = tokenizer, max_length
+        self.pad_scored_to, self.word_negatives = pad_scored_to, word_negatives
         self.mask_bilingual, self.mask_monolingual = mask_bilingual, mask_monolingual
         self.single, self.pair = template(tokenizer, pair=False), template(tokenizer, pair=True)
         self.special = set(tokenizer.all_special_ids)
@@ -75,4 +85,8 @@ class HICTLCollator:
         del batch["x_types"], batch["y_types"]  # single sentences: all type 0
         batch["lm_ids"], batch["lm_labels"] = self._mask(batch["lm_ids"], batch["lm_mask"],
                                                          torch.tensor(rates), gen)
+        batch["lm_positions"], batch["lm_targets"] = scored_positions(batch["lm_labels"], self.pad_scored_to)
+        if self.word_negatives is not None:
+            check_negatives(len(self.tok), len(self.special), [len(set(r[0]) - self.special) for r in pair_rows],
+                            self.word_negatives)
         return batch

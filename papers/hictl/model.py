@@ -20,24 +20,36 @@ For a batch of pairs (x_i, y_i) -- y_i the translation of x_i (parallel data) or
 
 The variants switch terms off (Table 3's "w/o Sentence-CTL", "w/o Word-CTL"; the MLM/TLM-only baseline keeps
 L_LM alone). The evaluated sentence representation is r(x) (the saved encoder with CLS pooling and f).
+
+How the step is computed (the same losses; for speed, tested against the plain computation): r(x) and r(y) come
+from one encoder call of 2B rows (``joint_sides``; :mod:`common.models.joint`); L_LM is the fused linear +
+cross-entropy over the vocabulary at the masked positions the collator lists (``lm_positions``; ``vocab_loss``
+"plain" materialises the logits); p_avg stays on the device, and the word CTL's bag comes from the pair's ids
+(:func:`common.losses.word_ctl.bag_positions`): the step has no host-device sync.
 """
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 from transformers import PreTrainedModel
 
+from common.losses.linear_cross_entropy import IMPLEMENTATIONS
 from common.losses.sentence_ctl import LossWindow, SentenceCTLLoss
-from common.losses.word_ctl import WordCTLLoss, bag_of_words
+from common.losses.word_ctl import WordCTLLoss, bag_positions
 from common.models.encoder import SentenceEncoder, mlm_head
+from common.models.joint import encode_sides
+from common.models.vocab_head import head_loss
 
 
 class HICTL(nn.Module):
     def __init__(self, mlm: PreTrainedModel, special_ids: list[int], *, sentence: bool = True, word: bool = True,
                  hard_negatives: bool = False, temperature: float = 1.0, zeta: float = 0.9, window: int = 100,
-                 word_negatives: int = 512, pooling: str = "cls"):
+                 word_negatives: int = 512, pooling: str = "cls", vocab_loss: str = "fused",
+                 joint_sides: bool = True):
         super().__init__()
+        if vocab_loss not in IMPLEMENTATIONS:
+            raise ValueError(f"vocab_loss must be one of {IMPLEMENTATIONS}, got {vocab_loss!r}")
+        self.vocab_loss, self.joint_sides = vocab_loss, joint_sides
         self.encoder = SentenceEncoder(mlm.base_model, pooling)  # g: the first token's final state (section 3.1)
         d = mlm.config.hidden_size
         self.projection = nn.Linear(d, d, bias=False)  # f: "a linear projection"
@@ -49,6 +61,7 @@ class HICTL(nn.Module):
         special = torch.zeros(vocab, dtype=torch.bool)
         special[torch.tensor(sorted(special_ids))] = True
         self.register_buffer("special", special, persistent=False)
+        self.register_buffer("special_ids", torch.tensor(sorted(set(special_ids))), persistent=False)
 
     def represent(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """r(x) = f(g(M(x))): (B, D)."""
@@ -61,28 +74,32 @@ class HICTL(nn.Module):
         return self.projection if self.sentence_loss is not None else None
 
     def forward(self, x_ids, x_mask, y_ids, y_mask, pair_ids, pair_mask, pair_types, lm_ids, lm_mask, lm_types,
-                lm_labels) -> dict:
+                lm_labels, lm_positions, lm_targets) -> dict:
         out: dict[str, torch.Tensor] = {}
         backbone = self.encoder.backbone
         h = backbone(input_ids=lm_ids, attention_mask=lm_mask, token_type_ids=lm_types).last_hidden_state
-        chosen = lm_labels != -100  # the vocabulary head runs on the masked positions only
-        out["loss_lm"] = (F.cross_entropy(self.lm_head(h[chosen]).float(), lm_labels[chosen]) if chosen.any()
-                          else h.sum() * 0.0)
+        # the vocabulary head at the masked positions only (the collator's list, M rows); 0 when there are none
+        chosen = h.flatten(0, 1).index_select(0, lm_positions)  # (M, D)
+        out["loss_lm"] = head_loss(self.lm_head, chosen, lm_targets, impl=self.vocab_loss)
         loss = out["loss_lm"]
         if self.sentence_loss is not None:
-            p_avg = self.window.mean()
-            out["loss_sentence"] = self.sentence_loss(self.represent(x_ids, x_mask), self.represent(y_ids, y_mask),
-                                                      p_avg)
+            p_avg = self.window.mean()  # 0-dim tensor
+            if self.joint_sides:  # r(x) and r(y) in one call of 2B rows
+                rx, ry = encode_sides(self.represent, [(x_ids, x_mask), (y_ids, y_mask)],
+                                      backbone.config.pad_token_id or 0)
+            else:
+                rx, ry = self.represent(x_ids, x_mask), self.represent(y_ids, y_mask)
+            out["loss_sentence"] = self.sentence_loss(rx, ry, p_avg)
             if self.training:
                 self.window.update(out["loss_sentence"])
-            out["p_avg"] = loss.new_tensor(p_avg)  # on the loss's device, as every logged scalar
+            out["p_avg"] = p_avg.to(loss.dtype)  # on the loss's device, as every logged scalar
             loss = loss + out["loss_sentence"]
         if self.word_loss is not None:
             query = backbone(input_ids=pair_ids, attention_mask=pair_mask,
                              token_type_ids=pair_types).last_hidden_state[:, 0]  # (B, D)
             table = backbone.get_input_embeddings().weight  # (V, D)
-            bag = bag_of_words(pair_ids, pair_mask, table.shape[0], self.special.nonzero().flatten())
-            out["loss_word"] = self.word_loss(query, table, bag, self.special)
+            in_bag = bag_positions(pair_ids, pair_mask, self.special_ids)  # (B, S): each word piece once
+            out["loss_word"] = self.word_loss(query, table, pair_ids, in_bag, self.special)
             loss = loss + out["loss_word"]
         out["loss"] = loss
         return out

@@ -69,7 +69,9 @@ class HICTLRecipe:
         model = HICTL(mlm, tokenizer.all_special_ids, sentence=v["sentence"], word=v["word"],
                       hard_negatives=v["hard_negatives"], temperature=h["temperature"], zeta=h["zeta"],
                       window=h["window"], word_negatives=h["word_negatives"], pooling=cfg["pooling"])
-        collate = HICTLCollator(tokenizer, cfg["training"]["max_length"], h["mask_bilingual"], h["mask_monolingual"])
+        collate = HICTLCollator(tokenizer, cfg["training"]["max_length"], h["mask_bilingual"], h["mask_monolingual"],
+                                pad_scored_to=cfg["training"].get("pad_scored_to", 1),
+                                word_negatives=h["word_negatives"] if v["word"] else None)
 
         def save(trained: HICTL, out: Path) -> None:
             # the sentence-level CTL trains on cosines of f(g(M(x))): its runs save a Normalize module after f

@@ -19,6 +19,11 @@ Variants used by the paper's analysis (section 3.4):
   queue or momentum encoder, i.e. the bidirectional translation ranking loss, summed.
 * ``nli_head``: appendix B, eq. 5, L + alpha * L_nli on English premise/hypothesis pairs.
 
+The two sides are not encoded in one call (as DAP's, HICTL's and VMSST's are, common/models/joint.py): x and y go
+through two different encoders, f_x and f_y, with weights of their own (and their keys through two momentum
+encoders), so there is no shared call to join. The step has no host-device sync (the queue's pointer stays on the
+device) and compiles to one graph.
+
 Choices where the paper is silent: momentum encoders run without dropout (eval mode), so a
 key is a deterministic function of the sentence -- the paper motivates momentum by
 "a more consistent matching target" (section 3.4); m is applied once per optimizer step

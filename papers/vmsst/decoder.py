@@ -19,7 +19,7 @@ import torch
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from common.losses.token_nll import chunked_token_nll, token_nll
+from common.losses.token_nll import chunked_token_nll, token_nll, weighted_token_nll
 
 
 class LatentDecoderLayer(nn.Module):
@@ -43,30 +43,37 @@ class LatentDecoderLayer(nn.Module):
         return self.norms[2](x + self.dropout(self.ffn(x)))
 
 
-_compiled_token_nll = None
+_compiled: dict[str, object] = {}
 
 
-def compiled_token_nll():
-    """:func:`token_nll` through ``torch.compile`` (dynamic shapes: N changes every batch); the first call compiles
-    (about a minute, seconds from inductor's cache). Under bf16 autocast on a CPU with native bf16 it fuses the
-    logits' fp32 up-cast, the log-softmax and its backward: a mini VMSST step went from 2.5 to 1.0 s (Intel Xeon,
-    papers/vmsst/README.md). In fp32 there is no up-cast to fuse: on an AVX2-only AMD EPYC, where bf16 jobs run in
-    fp32, 4.16 s a step compiled against 3.98 s eager, with malloc keeping freed memory (1.07x before that change;
+def compiled(fn):
+    """``fn`` (a loss function of this module's) through ``torch.compile`` with dynamic shapes (the number of tokens
+    changes every batch), compiled once per process; the first call compiles (about a minute, seconds from
+    inductor's cache). Under bf16 autocast on a CPU with native bf16 it fuses the logits' fp32 up-cast, the
+    log-softmax and its backward: a mini VMSST step went from 2.5 to 1.0 s (Intel Xeon, papers/vmsst/README.md).
+    In fp32 there is no up-cast to fuse: on an AVX2-only AMD EPYC, where bf16 jobs run in fp32, 4.16 s a step
+    compiled against 3.98 s eager, with malloc keeping freed memory (1.07x before that change;
     ``scripts/bench_job_step.py --variant vmsst.compile_loss=false``, docs/scales.md)."""
-    global _compiled_token_nll
-    if _compiled_token_nll is None:
-        _compiled_token_nll = torch.compile(token_nll, dynamic=True)
-    return _compiled_token_nll
+    if fn.__name__ not in _compiled:
+        _compiled[fn.__name__] = torch.compile(fn, dynamic=True)
+    return _compiled[fn.__name__]
 
 
 class LatentOutput(nn.Module):
     """The output side both decoders share: :meth:`features` gives [hidden; z_l; z_sem] per target position;
-    ``out`` maps it to the vocabulary. ``compile_loss`` runs the projection and loss compiled; ``loss_chunk``
-    (tokens) bounds the logits alive at once (:mod:`common.losses.token_nll`: the paper scale's 250k vocabulary)."""
+    ``out`` maps it to the vocabulary.
+
+    The loss over the vocabulary (``vocab_loss``): "fused" scores it with the fused linear + cross-entropy
+    (:mod:`common.losses.token_nll`, :mod:`common.losses.linear_cross_entropy`: no (N, V) logits, chunks of
+    ``loss_chunk`` tokens, 0 = the default size), "plain" through the materialised logits (the reference);
+    ``compile_loss`` runs that loss through ``torch.compile``. Training calls :meth:`weighted_nll`, whose token
+    weights are known at the forward pass (VMSST's loss is a fixed combination of its sentences' NLLs), so the
+    fused loss recomputes nothing; :meth:`nll` gives per-sentence NLLs with their gradient."""
 
     out: nn.Module
     compile_loss: bool = False
     loss_chunk: int = 0
+    vocab_loss: str = "fused"
 
     def features(self, targets: torch.Tensor, target_mask: torch.Tensor, lang: torch.Tensor,
                  z_sem: torch.Tensor, z_lang: torch.Tensor) -> torch.Tensor:  # pragma: no cover - interface
@@ -79,16 +86,41 @@ class LatentOutput(nn.Module):
 
     def nll(self, targets: torch.Tensor, target_mask: torch.Tensor, lang: torch.Tensor,
             z_sem: torch.Tensor, z_lang: torch.Tensor) -> torch.Tensor:
-        """-log p(x | z_sem, z_l) per sentence, summed over its real tokens: (B,). The vocabulary projection
-        runs on the real target positions only (padding never reaches the 3d x V matrix)."""
-        real = target_mask.bool()  # (B, T)
-        features = self.features(targets, target_mask, lang, z_sem, z_lang)[real]  # (N, d + 2k)
-        if self.loss_chunk > 0:
-            nll = chunked_token_nll(self.out, features, targets[real], self.loss_chunk)  # (N,)
+        """-log p(x | z_sem, z_l) per sentence, summed over its real tokens, with its gradient: (B,). Every
+        position is scored (static shapes; padding ignored)."""
+        B, T = targets.shape
+        features = self.features(targets, target_mask, lang, z_sem, z_lang).flatten(0, 1)  # (B*T, F)
+        labels = targets.masked_fill(~target_mask.bool(), -100).flatten()  # (B*T,)
+        if self.vocab_loss == "plain":  # F.cross_entropy gives 0 at the ignored rows
+            per_token = (compiled(token_nll) if self.compile_loss else token_nll)(self.out, features, labels)
         else:
-            nll = (compiled_token_nll() if self.compile_loss else token_nll)(self.out, features, targets[real])
-        rows = real.nonzero()[:, 0]  # (N,) the sentence of each real token
-        return torch.zeros(targets.shape[0], dtype=nll.dtype, device=nll.device).index_add(0, rows, nll)
+            loss = compiled(chunked_token_nll) if self.compile_loss else chunked_token_nll
+            per_token = loss(self.out, features, labels, self.loss_chunk)
+        return per_token.view(B, T).sum(1)
+
+    def weighted_nll(self, targets: torch.Tensor, target_mask: torch.Tensor, lang: torch.Tensor,
+                     z_sem: torch.Tensor, z_lang: torch.Tensor, row_weights: torch.Tensor,
+                     positions: torch.Tensor | None = None,
+                     labels: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(sum over the scored tokens of row_weights[their sentence] x their NLL, with gradient; each sentence's NLL
+        summed over its real tokens, (B,), without gradient). ``positions`` / ``labels`` (M,): the scored tokens
+        as flat positions into (B, T) and their targets (-100: a padding row), the collator's list
+        (:func:`common.models.vocab_head.scored_positions`), so the projection runs on real tokens only; None: every
+        position, padding ignored."""
+        B, T = targets.shape
+        features = self.features(targets, target_mask, lang, z_sem, z_lang).flatten(0, 1)  # (B*T, F)
+        if positions is None:
+            labels = targets.masked_fill(~target_mask.bool(), -100).flatten()  # (B*T,)
+            rows = torch.arange(B * T, device=targets.device) // T
+        else:
+            assert labels is not None, "positions need their labels"
+            features = features.index_select(0, positions)  # (M, F): no data-dependent indexing
+            rows = positions // T  # (M,) the sentence of each scored token
+        loss = compiled(weighted_token_nll) if self.compile_loss else weighted_token_nll
+        total, per_token = loss(self.out, features, labels, row_weights[rows], impl=self.vocab_loss,
+                                chunk=self.loss_chunk)
+        per_sentence = torch.zeros(B, dtype=per_token.dtype, device=per_token.device).index_add(0, rows, per_token)
+        return total, per_sentence
 
 
 def output_projection(d: int, latent: int, vocab: int, factored: bool) -> nn.Module:

@@ -22,4 +22,5 @@ class Settings:
     decoder_layers: int = 1
     factored: bool = False
     compile_loss: bool = False  # the decoder's vocabulary projection + loss through torch.compile (speed only)
-    loss_chunk_tokens: int = 0  # > 0: the decoder loss in chunks of this many tokens (memory; same values)
+    loss_chunk_tokens: int = 0  # > 0: the decoder loss in chunks of this many tokens (0: the fused loss's default)
+    vocab_loss: str = "fused"  # the decoder's vocabulary loss: fused linear + cross-entropy, or "plain" logits

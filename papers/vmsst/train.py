@@ -127,7 +127,8 @@ class VMSSTRecipe:
             save_sentence_encoder(encoder, tokenizer, out, cfg["eval"]["max_length"], projection=trained.semantic.mean)
 
         method = {"settings": vars(settings), "languages": languages or sorted(manifest["train"]), "dropout": dropout}
-        return Built(model, VMSSTCollator(tokenizer, cfg["training"]["max_length"]), save, method, overrides)
+        collate = VMSSTCollator(tokenizer, cfg["training"]["max_length"], cfg["training"].get("pad_scored_to", 1))
+        return Built(model, collate, save, method, overrides)
 
 
 if __name__ == "__main__":

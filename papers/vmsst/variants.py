@@ -40,7 +40,8 @@ def resolve(name: str, cfg: dict, init: str, encoder_layers: int) -> tuple[Setti
     base: dict[str, Any] = dict(elbo_weight=v["elbo_weight_pretrained"] if pretrained else v["elbo_weight"],
                 vmsst_weight=v["vmsst_contrastive_weight"].get(init, v["vmsst_contrastive_weight"]["default"]),
                 anneal_steps=v["anneal_steps"], decoder_layers=encoder_layers,
-                compile_loss=v.get("compile_loss", False), loss_chunk_tokens=v.get("loss_chunk_tokens", 0))
+                compile_loss=v.get("compile_loss", False), loss_chunk_tokens=v.get("loss_chunk_tokens", 0),
+                vocab_loss=v.get("vocab_loss", "fused"))
     overrides: dict = {}
     languages = None
     m = _BATCH.match(name)

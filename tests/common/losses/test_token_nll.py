@@ -4,7 +4,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from common.losses.token_nll import chunked_token_nll
+from common.losses.token_nll import chunked_token_nll, weighted_token_nll
 
 
 def naive(out: nn.Linear, features: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -47,3 +47,24 @@ def test_a_vmsst_decoder_trains_the_same_with_chunks():
     assert torch.allclose(plain, chunked, atol=1e-5)
     for a, b in zip(g_plain, g_chunked):
         assert (a is None and b is None) or torch.allclose(a, b, atol=1e-5)
+
+
+@pytest.mark.parametrize("impl", ["fused", "plain"])
+def test_the_weighted_sum_and_its_gradients_equal_the_naive_loss(impl):
+    """sum_i w_i nll_i with weights known at the forward pass (VMSST's decoder terms), through a factored output
+    map; the per-token values come back without gradient; rows with target -100 add nothing."""
+    torch.manual_seed(1)
+    out = nn.Sequential(nn.Linear(16, 8, bias=False), nn.Linear(8, 301))
+    features = torch.randn(40, 16, requires_grad=True)
+    targets = torch.randint(0, 301, (40,))
+    targets[::6] = -100
+    weights = torch.rand(40)
+    keep = targets != -100
+    ref = naive(out[1], out[0](features), targets.clamp_min(0)) * keep
+    params = [features, *out.parameters()]
+    ref_grads = torch.autograd.grad((ref * weights).sum(), params)
+    total, per_token = weighted_token_nll(out, features, targets, weights, impl=impl, chunk=7)
+    assert not per_token.requires_grad and torch.allclose(per_token, ref.detach(), atol=1e-5)
+    assert float(total.detach()) == pytest.approx(float((ref * weights).sum().detach()), rel=1e-5)
+    for g, r in zip(torch.autograd.grad(total, params), ref_grads):
+        assert torch.allclose(g, r, atol=1e-5)

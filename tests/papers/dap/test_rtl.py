@@ -366,3 +366,48 @@ def test_recipe_builds_the_english_vocabulary_for_xx2en_runs_only(tok, tmp_path)
         assert built.method.get("rtl_vocabulary_size") == size
         if size:
             assert len(built.model.rtl.vocabulary) == size
+
+
+def test_both_directions_average_the_two_halves_against_full_logits(tok):
+    """Section 5.1: with direction "both" the RTL loss is the mean of the two directions' mean cross-entropies,
+    each half of the batch its own direction; computed position by position from the head's full (B, S-1, V)
+    logits (the step weights the rows instead of selecting the halves)."""
+    model, _ = model_and_batch(tok, direction="both", num_languages=3)
+    pairs = [PAIRS[2], PAIRS[1], PAIRS[0], PAIRS[3]]  # halves of 6 and 4 targets
+    b = DAPCollator(tok, 16, ["tr", "rtl"], rho=1.0, direction="both")(pairs, torch.Generator().manual_seed(3))
+    with torch.no_grad():
+        _, src_h = model.encoder(b["src_input_ids"], b["src_attention_mask"])
+        _, trg_h = model.encoder(b["trg_input_ids"], b["trg_attention_mask"])
+        fast = model._rtl(src_h, b["src_attention_mask"], trg_h, b["trg_attention_mask"], dict(b))
+        fe = b["rtl_from_en"].bool()
+        read = torch.where(fe[:, None, None], trg_h, src_h)[:, 1:]
+        rebuilt = torch.where(fe[:, None, None], src_h, trg_h)[:, 1:]
+        mask = torch.where(fe[:, None], b["trg_attention_mask"], b["src_attention_mask"])[:, 1:]
+        target_ids = torch.where(fe[:, None], b["src_input_ids"], b["trg_input_ids"])
+        positions = torch.arange(target_ids.shape[1])[None].expand_as(target_ids)[:, 1:]  # BERT numbering
+        logits = model.rtl(read, mask, b["rtl_attention_mask"], positions, rebuilt, b["rtl_keep"],
+                           b["rtl_src_lang"], b["rtl_trg_lang"])  # (B, S-1, V)
+        halves = {0: [], 1: []}
+        for i, j in (b["rtl_labels"] != -100).nonzero().tolist():
+            halves[int(fe[i])].append(-float(torch.log_softmax(logits[i, j], -1)[b["rtl_labels"][i, j]]))
+    assert halves[0] and halves[1] and len(halves[0]) != len(halves[1])  # unequal halves: not one mean over all
+    want = (sum(halves[0]) / len(halves[0]) + sum(halves[1]) / len(halves[1])) / 2
+    assert float(fast) == pytest.approx(want, rel=1e-5)
+
+
+def test_the_collator_lists_the_scored_positions_and_refuses_a_target_the_head_cannot_predict(tok):
+    b = DAPCollator(tok, 16, ["tr", "tlm", "rtl"], rho=0.6, pad_scored_to=8)(PAIRS, torch.Generator().manual_seed(2))
+    for head, width in (("tlm", b["tlm_labels"].shape[1]), ("rtl", b["rtl_labels"].shape[1])):
+        labels, positions, targets = b[f"{head}_labels"], b[f"{head}_positions"], b[f"{head}_targets"]
+        chosen = (labels != -100).nonzero()  # (M0, 2)
+        m0 = len(chosen)
+        assert len(positions) % 8 == 0 and m0 <= len(positions) < m0 + 8
+        assert positions[:m0].tolist() == (chosen[:, 0] * width + chosen[:, 1]).tolist()
+        assert targets[:m0].tolist() == labels[labels != -100].tolist() and (targets[m0:] == -100).all()
+    from papers.dap.train import english_vocabulary
+
+    english = english_vocabulary(tok, [e for _, e, _ in PAIRS], 16)
+    DAPCollator(tok, 16, ["tr", "rtl"], rtl_vocabulary=english)(PAIRS, torch.Generator().manual_seed(0))
+    swapped = [(e, x, lang) for x, e, lang in PAIRS]  # non-English targets
+    with pytest.raises(ValueError, match="outside the head's vocabulary"):
+        DAPCollator(tok, 16, ["tr", "rtl"], rtl_vocabulary=english)(swapped, torch.Generator().manual_seed(0))

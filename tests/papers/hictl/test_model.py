@@ -158,14 +158,29 @@ def test_p_avg_window_follows_training_and_resumes_exactly(tok):
         opt.step()
         opt.zero_grad()
     # the window holds the last 3 batches' exp(-L_S)
-    assert m.window.mean() == pytest.approx(sum(torch.exp(-torch.tensor(losses[1:])).tolist()) / 3, rel=1e-6)
+    assert float(m.window.mean()) == pytest.approx(sum(torch.exp(-torch.tensor(losses[1:])).tolist()) / 3, rel=1e-6)
     state = {k: v.clone() for k, v in m.state_dict().items()}
     m2 = model(tok, hard_negatives=True)
     m2.load_state_dict(state)
-    assert m2.window.mean() == m.window.mean()
+    assert float(m2.window.mean()) == float(m.window.mean())
     m.eval()
     m2.eval()
     torch.manual_seed(6)  # the word-level negatives are drawn from torch's generator
     first = float(m(**b)["loss"].detach())
     torch.manual_seed(6)
     assert first == pytest.approx(float(m2(**b)["loss"].detach()), rel=1e-6)
+
+
+def test_the_collator_lists_the_masked_positions_and_checks_the_negatives(tok):
+    """The LM head's rows are the masked positions (flat into the LM input, padded to the multiple with -100); the
+    word-level CTL's check that every pair leaves m words outside its bag runs here, on the CPU."""
+    b = HICTLCollator(tok, 16, pad_scored_to=4)(EXAMPLES, torch.Generator().manual_seed(1))
+    chosen = (b["lm_labels"] != -100).nonzero()
+    m0, width = len(chosen), b["lm_labels"].shape[1]
+    assert len(b["lm_positions"]) % 4 == 0 and m0 <= len(b["lm_positions"]) < m0 + 4
+    assert b["lm_positions"][:m0].tolist() == (chosen[:, 0] * width + chosen[:, 1]).tolist()
+    assert (b["lm_targets"][m0:] == -100).all()
+    room = len(tok) - len(set(tok.all_special_ids)) - 6  # the largest bag: "le chat rouge" + "the red cat"
+    HICTLCollator(tok, 16, word_negatives=room)(EXAMPLES[:1], torch.Generator().manual_seed(1))
+    with pytest.raises(ValueError, match="words outside a bag of words"):
+        HICTLCollator(tok, 16, word_negatives=room + 1)(EXAMPLES[:1], torch.Generator().manual_seed(1))
