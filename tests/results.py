@@ -6,7 +6,9 @@ from common.io import write_json
 
 
 def write_scores(path, record: dict) -> None:
-    """``record`` holds at least ``scores``; the provenance fields get placeholders a report never reads."""
+    """``record`` holds at least ``scores``; the provenance fields and a missing ``main_score`` (0.0) get placeholders a
+    report never reads."""
     full = asdict(ResultRecord(task_name="t", split="test", languages=[], scores={}, model={}, scale="test", seed=1,
                                config_hash="", git_commit=None, versions={}, data_sha256="", evaluation_time=0.0))
-    write_json(path, {**full, **record})
+    scores = {"main_score": 0.0, **record["scores"]}
+    write_json(path, {**full, **record, "scores": scores})

@@ -80,6 +80,13 @@ def add_results(model_dir: str | Path, results: dict[str, dict[str, Any]]) -> No
         render(model_dir)
 
 
+def _interval(result: dict[str, Any]) -> str:
+    """``[lo, hi]``, or a dash where the task type has no item-level interval."""
+    if result.get("lo") is None or result.get("hi") is None:
+        return "–"
+    return f"[{result['lo']:.2f}, {result['hi']:.2f}]"
+
+
 def _table(rows: list[tuple[str, str]]) -> list[str]:
     return ["| setting | value |", "|---|---|", *(f"| {k} | {v} |" for k, v in rows)]
 
@@ -126,7 +133,7 @@ def render(model_dir: str | Path) -> str:
               "## Evaluation results", ""]
     if results:
         lines += ["| task | main score | 95% CI (test items) | main score is |", "|---|---|---|---|"]
-        lines += [f"| {t} | {r['main_score']:.2f} | [{r['lo']:.2f}, {r['hi']:.2f}] | {r['main_score_is']} |"
+        lines += [f"| {t} | {r['main_score']:.2f} | {_interval(r)} | {r['main_score_is']} |"
                   for t, r in sorted(results.items())]
         lines += ["", "Intervals: a cluster bootstrap over the test items (common/report/claims.py)."]
     else:

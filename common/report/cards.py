@@ -19,13 +19,16 @@ log = logging.getLogger(__name__)
 
 
 def result_entry(task: str, scores: dict[str, Any], scale: str) -> dict[str, Any]:
-    """A card's row for one result: the main score and its interval over the test items."""
+    """A card's row for one result: the main score and its interval over the test items (``None`` for a task type
+    without an item-level metric: the card is JSON, which has no NaN)."""
     t = get_task(task)
+    lo: float | None
+    hi: float | None
     try:
         d = interval([item_metric(t.type, scores)])
         lo, hi = d.lo, d.hi
     except (KeyError, ValueError):  # no item-level metric for this type
-        lo = hi = float("nan")
+        lo = hi = None
     return {"main_score": float(scores["main_score"]), "lo": lo, "hi": hi, "main_score_is": t.main_score,
             "scale": scale}
 
