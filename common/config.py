@@ -188,7 +188,7 @@ def load_leaderboard_config(scale: str) -> dict[str, Any]:
     return validate(_load_config_file(path), path.parent / "schema.yaml", str(path))
 
 
-BENCH_SCALES = ("smoke", "mini")  # bench/config/<scale>.yaml; the GPU part of issue 15 has no config yet
+BENCH_SCALES = ("smoke", "mini")  # bench/config/<scale>.yaml; the GPU benchmark is scripts/bench_mfu.py
 
 
 def bench_config_path(scale: str) -> Path:

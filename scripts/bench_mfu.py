@@ -63,12 +63,9 @@ import argparse
 import contextlib
 import datetime
 import gc
-import json
-import platform
 import random
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -83,6 +80,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from common import measurements  # noqa: E402
 from common.census.flops import counter as flop_counter  # noqa: E402
 from common.census.flops import cpu_matmul_rate  # noqa: E402
 from common.io import atomic_write, write_json  # noqa: E402
@@ -509,36 +507,6 @@ class Budget:
         self.measured.append(seconds)
 
 
-# ------------------------------------------------------------------------------------------------ provenance
-def commit() -> str:
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True).stdout.strip()
-        return head + ("-dirty" if dirty else "") if head else "unknown"
-    except OSError:
-        return "unknown"
-
-
-def cpu_flags() -> list[str]:
-    """The CPU's matrix and vector extensions that decide its speed here (AVX2, AVX-512 (BF16), AMX)."""
-    try:
-        flags = set(Path("/proc/cpuinfo").read_text().split("flags")[1].split("\n")[0].split())
-    except (OSError, IndexError):
-        return []
-    return sorted(f for f in flags if f in {"avx2", "avx512f", "avx512_bf16", "amx_bf16", "amx_tile", "fma"})
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "cpu"
-
-
 # ------------------------------------------------------------------------------------------------------ report
 def best(rows: list[dict[str, Any]], model: str) -> dict[str, Any] | None:
     ok = [r for r in rows if r["model"] == model and "ms_per_step" in r]
@@ -693,10 +661,12 @@ def run(a: argparse.Namespace, argv: list[str] | None) -> dict[str, Any]:
             print(f"{m} peer: {peers[-1]['ms_per_step']:.1f} ms/step", flush=True)
     date = datetime.date.today().isoformat()
     command = "python scripts/bench_mfu.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    host = measurements.machine(name if dev == "cuda" else None)
     rerun_models = sorted({x.split("/")[0] for x in left_out}, key=models.index)
     out = {"device": name, "precision": a.precision, "backend": a.backend, "batch": a.pairs[0],
-           "max_length": a.max_length, "peak_flops": a.peak, "peak": peak_what, "date": date, "commit": commit(),
-           "command": command, "cpu": cpu_name(), "cpu_flags": cpu_flags(), "rounds": a.rounds, "steps": a.steps,
+           "max_length": a.max_length, "peak_flops": a.peak, "peak": peak_what, "date": date,
+           "commit": measurements.commit(), "command": command, "cpu": host["cpu"], "cpu_flags": host["cpu_flags"],
+           "rounds": a.rounds, "steps": a.steps,
            "warmup": a.warmup, "budget_s": a.budget_s, "elapsed_s": a.budget_s - budget.left(), "rows": rows,
            "peers": peers, "left_out": left_out,
            "rerun": f"python scripts/bench_mfu.py --models {' '.join(rerun_models)}" if left_out else ""}
@@ -722,13 +692,8 @@ def run(a: argparse.Namespace, argv: list[str] | None) -> dict[str, Any]:
         print(f"wrote {target} and {target.with_suffix('.md')}")
     log = a.log or (str(ROOT / "figures" / "gpu" / "mfu-log.jsonl") if dev == "cuda" and not a.tiny else "-")
     if log != "-":
-        entry = {"date": date, "commit": out["commit"], "machine": platform.node(),
-                 "gpu": name if dev == "cuda" else None, "cpu": out["cpu"], "cpu_flags": out["cpu_flags"],
-                 "command": command, "precision": a.precision, "figures": compact(rows),
-                 "peers": {p["model"]: round(p["ms_per_step"], 2) for p in peers}}
-        Path(log).parent.mkdir(parents=True, exist_ok=True)
-        with open(log, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(entry) + "\n")
+        measurements.append(log, command, compact(rows), gpu=host["gpu"], precision=a.precision,
+                            peers={p["model"]: round(p["ms_per_step"], 2) for p in peers})
     if left_out:
         print(f"left out by the budget: {', '.join(left_out)}; run them with: {out['rerun']}")
     return out

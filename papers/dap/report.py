@@ -132,7 +132,7 @@ def table1(ctx: ReportContext) -> Table:
                     ours = stat([r["groups"][group][d] for r in runs])
                     none = [None for _ in paper_models(init)]
                     rows.append([dname, model_name(init, v), f"{name} ({n})", ours, *none])
-                # issue 35: the languages of each training source, and those only one source trains
+                # the languages of each training source, and those only one source trains
                 for name, langs in by_source.items():
                     ours = stat([_group_mean(r, langs, d) for r in runs])
                     rows.append([dname, model_name(init, v), f"{name} ({len(langs)})", ours,

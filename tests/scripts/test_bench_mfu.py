@@ -53,7 +53,8 @@ def test_the_ladder_of_dap_and_tr_with_the_peer(bench, tmp_path):
     assert "against sentence-transformers' trainer" in md and "DAP at 1024 x 32 on one GPU" in md
     [entry] = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
     assert entry["commit"] and entry["command"].startswith("python scripts/bench_mfu.py")
-    assert "dap-4/fused" in entry["figures"] and entry["peers"]["tr-4"] > 0 and entry["gpu"] is None
+    assert "dap-4/fused" in entry["figures"] and entry["peers"]["tr-4"] > 0
+    assert entry["machine"]["gpu"] is None and entry["machine"]["cores"] > 0
 
 
 def test_hictl_and_vmsst_rungs(bench, tmp_path):
