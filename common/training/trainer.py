@@ -93,6 +93,9 @@ class TrainingArguments:
     # more than it saves in a run of a few hundred steps
     compile: bool = False
     compile_backend: str = "inductor"  # inductor | aot_eager (tracing without code generation: the tests)
+    # inductor's mode: default | reduce-overhead (CUDA graphs: for a step whose shapes are static, as padded to
+    # max_length; a step that meets a new shape records a new graph)
+    compile_mode: str = "default"
     weight_decay: float = 0.0
     adam_betas: tuple[float, float] = (0.9, 0.999)  # AdamW's (HICTL Table 9: (0.9, 0.98) for its base model)
     adam_epsilon: float = 1e-8  # (HICTL Table 9: 1e-6)
@@ -346,8 +349,9 @@ class Trainer:
         if self.args.grad_cache_rows:
             enable_grad_cache(self.model, self.args.grad_cache_rows)
         if self.args.compile:
-            self.model.compile(backend=self.args.compile_backend)
-            log.info("model step compiled (torch.compile, backend %s)", self.args.compile_backend)
+            mode = self.args.compile_mode if self.args.compile_backend == "inductor" else None
+            self.model.compile(backend=self.args.compile_backend, mode=mode)
+            log.info("model step compiled (torch.compile, backend %s, mode %s)", self.args.compile_backend, mode)
         optimizer = build_optimizer(self.model, self.args)
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda(self.args))
         with no_fairseq_optimizer_probe():
