@@ -291,8 +291,10 @@ def test_dap_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     # 2 encoders x {TR, TR+TLM, DAP} x 3 seeds, each encoder without pre-training (seed 1), plus 8 section-5
     # ablations on mBERT (seed 1)
     assert counts["dap_train"] == 2 * 3 * 3 + 2 + 8
-    # one job per (run, task): Tatoeba, BUCC and XNLI
-    assert counts["dap_evaluate_task"] == 3 * counts["dap_train"] and "dap_evaluate" not in counts
+    # one job per (run, task): Tatoeba, BUCC and XNLI, and Figure 1's token states of mBERT's initial encoder, TR and
+    # DAP (seed 1)
+    assert counts["dap_evaluate_task"] == 3 * counts["dap_train"] + 3 and "dap_evaluate" not in counts
+    assert printed.count("--task dap-tokens --model-dir") == 3
     assert counts["dap_tokenizer"] == 2 and counts["dap_all"] == 1 and re.search(r"^model\s+2$", printed, re.M)
     assert_slurm_shape(printed, "dap_train", gpus=8, cpus=64)
     assert all("gpu=1" in b for b in job_blocks(printed, "dap_evaluate_task"))
