@@ -339,7 +339,7 @@ def test_hictl_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     counts, printed = paper_dry_run(tmp_path, "papers/hictl/all")
     # 2 encoders x (init, MLM/TLM only, HICTL, + Hns) and Table 3's 3 ablations of the large model
     assert counts["hictl_train"] == 2 * 4 + 3
-    # issue 31 (1h): every evaluation task of every run is a job of its own, Figure 4's t-SNE included
+    # every evaluation task of every run is a job of its own, Figure 4's t-SNE included
     assert counts["hictl_evaluate_task"] == 145 and "hictl_evaluate" not in counts
     assert_slurm_shape(printed, "hictl_train", gpus=8, cpus=64)
     assert "-m papers.hictl.train --experiment hictl --scale paper --method hictl_hns --init xlmr_large" in printed
