@@ -44,12 +44,24 @@ FULL_CHECK = "rehearsal, 2 gloo ranks"
 pytestmark = pytest.mark.skipif(not (DATA_ROOT / "INDEX.md").exists(), reason="shared data not found")
 
 
+def params(tests: list[pytest.Item], fixture: str) -> list[dict]:
+    return [getattr(getattr(t, "callspec", None), "params", {}) for t in tests if fixture in t.fixturenames]
+
+
 def rehearsed(tests: list[pytest.Item]) -> list[str]:
     """The papers the selected tests read from the full rehearsal: their ``paper`` parameters, and ``WHOLE_RUN`` for
     a test without one."""
-    params = [getattr(getattr(t, "callspec", None), "params", {}) for t in tests if "rehearsal" in t.fixturenames]
-    named = {p.get("paper", WHOLE_RUN) for p in params}
+    named = {p.get("paper", WHOLE_RUN) for p in params(tests, "rehearsal")}
     return [p for p in PAPERS if p in named]
+
+
+def ci_rehearsed(tests: list[pytest.Item]) -> list[str]:
+    """The papers of the ci rehearsal: every paper (the default suite) unless each selected test that reads it names
+    its paper (``-k`` on one paper's tests rehearses that paper alone)."""
+    found = params(tests, "acceptance")
+    if not found or any("paper" not in p for p in found):
+        return list(PAPERS)
+    return [p for p in PAPERS if p in {q["paper"] for q in found}]
 
 
 def acceptance_args(root: Path) -> list[str]:
@@ -62,7 +74,7 @@ def acceptance_args(root: Path) -> list[str]:
 def acceptance_command(root: Path, tests: list[pytest.Item]) -> list[str]:
     """The CPU fallback with the ci rehearsal of every paper, once per session, started in the background with the
     smoke run when the session starts (tests/background.py): the two runs fill each other's idle gaps between jobs."""
-    return [*acceptance_args(root), "--scale", "ci", "--papers", *PAPERS]
+    return [*acceptance_args(root), "--scale", "ci", "--papers", *ci_rehearsed(tests)]
 
 
 @background.declare("full_acceptance", timeout=4200, requires=DATA_ROOT / "INDEX.md",
@@ -114,7 +126,7 @@ def failed(found: dict[str, dict]) -> dict[str, str]:
     return {name: c["log"][-2000:] for name, c in found.items() if not c["passed"]}
 
 
-def test_the_full_run_rehearses_the_papers_the_selected_tests_read():
+def test_each_run_rehearses_the_papers_the_selected_tests_read():
     def test(paper=None, reads=True):
         fixtures = ["full_acceptance", "rehearsal"] if reads else ["acceptance", "ci"]
         return SimpleNamespace(fixturenames=fixtures, **({"callspec": SimpleNamespace(params={"paper": paper})}
@@ -122,6 +134,9 @@ def test_the_full_run_rehearses_the_papers_the_selected_tests_read():
     assert rehearsed([test(reads=False)]) == []  # the default suite: the ci rehearsal only
     assert rehearsed([test("hictl"), test("moco"), test(reads=False)]) == ["moco", "hictl"]
     assert rehearsed([test("moco"), test()]) == ["dap", "moco"]  # a whole-run check reads DAP's downloads
+    assert ci_rehearsed([test(reads=False)]) == list(PAPERS)  # a check of the whole ci run: every paper
+    assert ci_rehearsed([test("hictl", reads=False), test("dap", reads=False)]) == ["dap", "hictl"]
+    assert ci_rehearsed([test("hictl", reads=False), test(reads=False)]) == list(PAPERS)
 
 
 def test_the_ci_scale_cuts_runs_and_keeps_every_rule(tmp_path):
@@ -160,7 +175,7 @@ def test_cpu_fallback_of_the_gpu_acceptance_passes(acceptance):
     assert "**All checks passed.**" in readme and f"| {CI_CHECK} | passed |" in readme
     details = found[CI_CHECK]["details"]
     assert details["scale"] == "ci" and details["jobs_done"] == details["jobs"]
-    assert papers_in(acceptance, CI_CHECK) == list(PAPERS)
+    assert papers_in(acceptance, CI_CHECK) == list(PAPERS)  # this test reads the whole run: every paper ran
     for paper in PAPERS:
         assert details[paper]["training_runs"] > 0 and details[paper]["tables"] > 0
 
@@ -277,16 +292,17 @@ def test_the_rehearsed_time_limit_checkpoints_exits_and_resumes(ci, paper):
     time_limit_checkpoints_exits_and_resumes(ci, "ci", paper)
 
 
-def test_downloads_recovered_from_the_mirrors_faults(ci):
-    downloads_recovered_from_the_mirrors_faults(ci, "ci", list(PAPERS))
+def test_downloads_recovered_from_the_mirrors_faults(acceptance, ci):
+    downloads_recovered_from_the_mirrors_faults(ci, "ci", papers_in(acceptance, CI_CHECK))
 
 
-def test_hictl_nmt_ran_with_the_papers_flags(ci):
+@pytest.mark.parametrize("paper", ["hictl"])
+def test_hictl_nmt_ran_with_the_papers_flags(ci, paper):
     hictl_nmt_ran_with_the_papers_flags(ci, "ci", stages=3)
 
 
-def test_a_second_run_has_nothing_to_do(ci):
-    second_run_has_nothing_to_do(ci, "ci", list(PAPERS))
+def test_a_second_run_has_nothing_to_do(acceptance, ci):
+    second_run_has_nothing_to_do(ci, "ci", papers_in(acceptance, CI_CHECK))
 
 
 # ---------------------------------------------------- the full rehearsal: every run of the paper configs (slow)
