@@ -175,6 +175,7 @@ def test_cpu_fallback_of_the_gpu_acceptance_passes(acceptance):
     assert "**All checks passed.**" in readme and f"| {CI_CHECK} | passed |" in readme
     details = found[CI_CHECK]["details"]
     assert details["scale"] == "ci" and details["jobs_done"] == details["jobs"]
+    assert details["cpu_s"] > 0  # its jobs' CPU time, in the report beside the wall time (docs/tests.md's budget)
     assert papers_in(acceptance, CI_CHECK) == list(PAPERS)  # this test reads the whole run: every paper ran
     for paper in PAPERS:
         assert details[paper]["training_runs"] > 0 and details[paper]["tables"] > 0

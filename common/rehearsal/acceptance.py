@@ -27,6 +27,7 @@ import logging
 import os
 import platform
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -163,6 +164,12 @@ def _training_figures(results: Path) -> dict[str, Any]:
             "peak_memory_mb": max(peaks) if peaks else None}
 
 
+def _children_cpu() -> float:
+    """CPU seconds (user and system) of this process's ended children and theirs: around a workflow run, its jobs'."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def rehearsal_check(papers: list[str], workdir: Path, data_root: str, cores: int, gpus: int | None,
                     name: str, timeout: float = 3600, scale: str = "rehearsal") -> Check:
     """``snakemake papers/<p>/all --config scale=<scale>`` (``rehearsal`` or ``ci``) for ``papers`` in one workflow
@@ -182,6 +189,7 @@ def rehearsal_check(papers: list[str], workdir: Path, data_root: str, cores: int
     config = [f"scale={scale}", f"data_root={data_root}"] + ([f"gpus={gpus}"] if gpus is not None else [])
     cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
            *[f"papers/{p}/all" for p in papers], "--cores", str(cores), "--keep-going", "--config", *config]
+    before = _children_cpu()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         returncode, output = proc.returncode, proc.stdout + proc.stderr
@@ -189,7 +197,8 @@ def rehearsal_check(papers: list[str], workdir: Path, data_root: str, cores: int
         returncode = -1
         output = "".join(o.decode(errors="replace") if isinstance(o, bytes) else (o or "")
                          for o in (stopped.stdout, stopped.stderr)) + f"\n[stopped after {timeout:.0f} s]"
-    details: dict[str, Any] = {"command": "snakemake " + " ".join(cmd[5:]), "scale": scale, "gpus": gpus}
+    details: dict[str, Any] = {"command": "snakemake " + " ".join(cmd[5:]), "scale": scale, "gpus": gpus,
+                               "cpu_s": round(_children_cpu() - before)}
     jobs = re.search(r"^total\s+(\d+)$", output, flags=re.M)
     details["jobs"] = int(jobs.group(1)) if jobs else None
     done = re.findall(r"^(\d+) of \d+ steps", output, flags=re.M)
