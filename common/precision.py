@@ -78,11 +78,11 @@ def run_precision(precision: str, scale: str, device_type: str | None = None, re
     """
     import torch
 
+    device_type = device_type or ("cuda" if torch.cuda.is_available() else "cpu")
     if precision == "bf16" and resumed in ("bf16", "fp32"):
         log.info("resuming a run that ran in %s: it continues in it (common/precision.py)", resumed)
-        return resumed
-    device_type = device_type or ("cuda" if torch.cuda.is_available() else "cpu")
-    if (precision == "bf16" and device_type == "cpu" and scale not in KEEP_BF16_SCALES
+        precision = resumed
+    elif (precision == "bf16" and device_type == "cpu" and scale not in KEEP_BF16_SCALES
             and not cpu_runs_bf16_natively()):
         log.warning("this CPU emulates bf16 (oneDNN: no AVX-512 or AMX), so this %s-scale job runs in fp32 "
                     "(common/precision.py)", scale)

@@ -38,6 +38,10 @@ def test_a_paper_scale_job_on_a_cpu_logs_which_bf16_ran(monkeypatch, caplog, nat
     assert ("precision: bf16 on this CPU, natively" in caplog.text) == native
     assert ("precision: bf16 on this CPU, emulated" in caplog.text) == (not native)
     caplog.clear()
+    with caplog.at_level(logging.INFO, logger="common.precision"):  # a resumed run's log says it too
+        assert precision.run_precision("bf16", "ci", "cpu", resumed="bf16") == "bf16"
+    assert "precision: bf16 on this CPU" in caplog.text
+    caplog.clear()
     with caplog.at_level(logging.INFO, logger="common.precision"):
         precision.run_precision("bf16", "ci", "cuda")
         precision.run_precision("fp32", "ci", "cpu")
