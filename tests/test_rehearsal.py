@@ -246,8 +246,7 @@ def time_limit_checkpoints_exits_and_resumes(run: Path, scale: str, paper: str) 
 
 
 def downloads_recovered_from_the_mirrors_faults(run: Path, scale: str, papers: list[str]) -> None:
-    logs = {p.name: p.read_text() for p in (run / "logs").rglob("*.log")}
-    text = "\n".join(logs.values())
+    text = "\n".join(p.read_text() for p in (run / "logs").rglob("*.log"))  # every paper's corpus.log
     assert re.search(r"HTTP 503, retrying \(1/3\)", text)
     assert re.search(r"resumed at byte \d+", text)
     fired = re.findall(r"mirror faults that fired \(and were recovered from\): (.*)", text)

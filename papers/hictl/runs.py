@@ -1,7 +1,7 @@
 """HICTL's runs: Table 1's models (the untrained initial encoder, the MLM/TLM-only baseline, HICTL, HICTL + hard
 negatives) for every encoder setting and seed (the initial encoder too: XNLI fine-tunes it on the seed, and a claim
 pairs it with HICTL seed by seed), Table 3's ablations of the full model on the first setting (``ablation_seed``;
-``hictl.ablations`` may list a subset, as the ci scale does); every run on the config's XTREME tasks
+``hictl.ablations`` may list a subset, or none as the ci scale does); every run on the config's XTREME tasks
 (``hictl.tasks``: the ones with data at the scale), and Figure 4's t-SNE (``hictl-tsne``) for the initial encoder
 and the full model (first seed)."""
 from __future__ import annotations
