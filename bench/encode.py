@@ -1,4 +1,4 @@
-"""Encoding throughput: our evaluation embedder vs ``SentenceTransformer.encode`` (issue 15, 1.3).
+"""Encoding throughput: our evaluation embedder vs ``SentenceTransformer.encode``.
 
 Same model (all-MiniLM-L6-v2, mean pooling), the same sentences (5 to 60 words, truncated at
 ``max_length`` tokens), batch size, thread count and precision. Ours is what every evaluator calls

@@ -1,4 +1,4 @@
-"""Bitext mining: our exact search vs faiss (issue 15, 1.4).
+"""Bitext mining: our exact search vs faiss.
 
 BUCC-style mining (k-NN both directions, ratio margin, best match with one-to-one filtering:
 :func:`common.eval.bucc.mine`) of N x N random unit vectors, for every N of ``--sizes``, with each

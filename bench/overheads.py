@@ -1,4 +1,4 @@
-"""Method overheads at the papers' shapes (issue 15, 1.2): each method's training step over the TR step.
+"""Method overheads at the papers' shapes: each method's training step over the TR step.
 
 Shapes: BERT-base (12 layers, 768 hidden, 12 heads) with mBERT's 119,547-token vocabulary for DAP's
 models (DAP section 4.2); MoCo-BERT's two BERT-base encoders with the English (30,522) and Chinese
@@ -7,7 +7,7 @@ random (time does not depend on them); ``--batch`` pairs per step (the papers: 1
 A step is forward, backward and the AdamW update, as in training; reported: the median of ``repeats``
 steps after ``warmup`` steps, every model timed in this one process.
 
-Rows and goals (issue 15): DAP step / TR step <= 1.3 (the paper's Table 6 measured 1.73), TR+TLM / TR
+Rows and goals: DAP step / TR step <= 1.3 (the paper's Table 6 measured 1.73), TR+TLM / TR
 (no goal; Table 6: 2.63), MoCo-BERT step / in-batch step <= 1.4. DAP's cost over TR is mostly the RTL
 head's softmax over the whole vocabulary at every target position; the DAP authors' code predicts over the
 English part of the vocabulary only, the option ``dap.rtl_vocabulary: english`` (papers/dap/rtl.py), timed

@@ -12,7 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from common import measurements
+from common.io import atomic_write, write_json
 from common.rss import peak_rss_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def peak_rss_mb() -> float:
@@ -37,10 +41,15 @@ def against_plain(row: dict, plain: dict) -> str:
 
 
 def write_figures(out: str | None, lines: list[str], record: dict) -> None:
-    """Print the markdown table; with ``out``, write it to ``<out>.md`` and ``record`` to ``<out>.json``."""
+    """Print the markdown table; with ``out``, write it to ``<out>.md`` and ``record`` to ``<out>.json`` (atomically),
+    and append the run's rows to the folder's measurement log ``log.jsonl`` (:mod:`common.measurements`)."""
     print("\n".join(lines))
     if out:
         path = Path(out)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.with_suffix(".json").write_text(json.dumps(record, indent=2) + "\n")
-        path.with_suffix(".md").write_text("\n".join(lines) + "\n")
+        write_json(path.with_suffix(".json"), record)
+        with atomic_write(path.with_suffix(".md")) as fh:
+            fh.write("\n".join(lines) + "\n")
+        command = " ".join(["python", Path(sys.argv[0]).relative_to(ROOT).as_posix()
+                            if Path(sys.argv[0]).resolve().is_relative_to(ROOT) else sys.argv[0], *sys.argv[1:]])
+        measurements.append(path.parent / "log.jsonl", command, {"rows": record.get("rows", [])}, record=path.name)

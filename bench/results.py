@@ -12,9 +12,11 @@ import datetime
 import logging
 import os
 import platform
+import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from common import measurements
 from common.io import atomic_write, read_json, write_json
 
 log = logging.getLogger(__name__)
@@ -70,8 +72,10 @@ class Record:
         return row
 
     def write(self, out_dir: str | Path) -> None:
-        """``<name>.json`` and ``<name>.md``; the setup gains the day of the measurement (``measured``), so a
-        README that gathers records measured on different days can say which is which."""
+        """``<name>.json`` and ``<name>.md``, and one row in the folder's measurement log ``log.jsonl``
+        (:mod:`common.measurements`: date, commit, machine and CPU flags, the command, each row's figures), so the
+        folder keeps every run while the JSON holds the latest; the setup gains the day of the measurement
+        (``measured``), so a README that gathers records measured on different days can say which is which."""
         self.setup.setdefault("measured", datetime.date.today().isoformat())
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
@@ -79,6 +83,9 @@ class Record:
                                                 "rows": [r.as_dict() for r in self.rows], "series": self.series})
         with atomic_write(out / f"{self.name}.md") as fh:
             fh.write(markdown(self))
+        figures = {r.measure: {"ours": r.ours, "peer": r.peer, "unit": r.unit, "ratio": r.ratio} for r in self.rows}
+        measurements.append(out / "log.jsonl", " ".join(["python", "-m", f"bench.{self.name}", *sys.argv[1:]]),
+                            figures, record=self.name)
 
 
 def _num(x: float | None) -> str:

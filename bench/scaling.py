@@ -1,4 +1,4 @@
-"""Scaling of our training step (issue 15, 1.5): step time against the global batch, and against the number
+"""Scaling of our training step: step time against the global batch, and against the number
 of gloo processes sharing this machine's cores at a fixed global batch.
 
 Every point is one run of ``python -m bench.train_step --ours-only`` (TR on all-MiniLM-L6-v2, length

@@ -1,4 +1,4 @@
-"""Training step: our TR step on the DeepSpeed engine vs sentence-transformers' own trainer (issue 15, 1.1).
+"""Training step: our TR step on the DeepSpeed engine vs sentence-transformers' own trainer.
 
 Both train all-MiniLM-L6-v2 (mean pooling) with an in-batch softmax ranking loss on the same pairs:
 ours is DAP's TR objective (:class:`papers.dap.model.DAPModel` with ``["tr"]``, temperature 0.05) in

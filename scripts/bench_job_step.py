@@ -40,6 +40,7 @@ import argparse
 import copy
 import logging
 import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ import torch
 import yaml
 from transformers import HfArgumentParser
 
+from common import measurements
 from common.census import flops
 from common.census.probe import recipe_of
 from common.config import load_experiment_config
@@ -162,7 +164,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--threads", type=int, default=1, help="torch threads (the mini workflows run jobs on 1)")
     p.add_argument("--json", default=None, help="also write the figures here")
-    a, rest = p.parse_known_args(argv)
+    argv_ = sys.argv[1:] if argv is None else list(argv)
+    a, rest = p.parse_known_args(argv_)
     bound_primitive_cache()  # as the training command line does, before the first matmul
     kept = keep_freed_memory(on_cpu=True)
     (run,) = HfArgumentParser(RunArguments).parse_args_into_dataclasses(args=rest)
@@ -220,6 +223,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if a.json:
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)
         write_json(a.json, record)
+        measurements.append(Path(a.json).parent / "log.jsonl", "python scripts/bench_job_step.py " + " ".join(argv_),
+                            {name: {k: v[k] for k in ("rows", "precision", "step_s", "gflops", "share_of_matmul_rate")}
+                             for name, v in record["variants"].items()}, record=Path(a.json).name)
     return record
 
 

@@ -22,6 +22,11 @@ several GPUs or accumulated micro batches; the census says how many). Weights ar
 them), built from configs (no download); sentences are drawn from a WordPiece vocabulary with lengths spread from a
 quarter of the length to over it, so batches carry padding as real ones do.
 
+Beside each DAP and TR shape's best rung, our whole trainer's step at that rung (``--trainer``): the
+``common.training.trainer.Trainer`` a paper job runs (DeepSpeed engine, sampler and collator inline, the finite
+guard, foreach clipping, ``training.compile`` with CUDA graphs where the rung has them), timed per step on the host
+after a device sync; the target is within 1.1x of the bare step.
+
 Beside the ladder, the peer: sentence-transformers' ``SentenceTransformerTrainer`` with
 ``MultipleNegativesRankingLoss`` (scale 20 = TR's temperature 0.05) on the same BERT-base shape, [CLS] pooling,
 pairs, length and precision as TR's rows (its step includes its data loading, as a trainer's does).
@@ -63,12 +68,9 @@ import argparse
 import contextlib
 import datetime
 import gc
-import json
-import platform
 import random
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -83,6 +85,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from common import measurements  # noqa: E402
 from common.census.flops import counter as flop_counter  # noqa: E402
 from common.census.flops import cpu_matmul_rate  # noqa: E402
 from common.io import atomic_write, write_json  # noqa: E402
@@ -132,6 +135,8 @@ class Shape:
     build: Callable[[str], tuple[torch.nn.Module, dict[str, torch.Tensor], int]]  # device -> model, batch, tokens
     vocabulary_head: bool = True
     note: str = ""
+    # device, steps -> (examples, collate) for the whole trainer's step (DAP and TR only)
+    data: Callable[[int], tuple[list[Any], Callable]] | None = None
 
 
 def tokenizer():
@@ -179,8 +184,19 @@ def dap_shape(objectives: list[str], pairs: int, length: int, tiny: bool) -> Sha
         tokens = int(batch["src_attention_mask"].sum() + batch["trg_attention_mask"].sum())
         return model, batch, tokens
 
+    def data(steps: int, device: str = "cpu") -> tuple[list[Any], Callable]:
+        n = pairs * steps
+        collate = DAPCollatorFor(length, objectives, device)
+        return list(zip(sentences(n, length, 11), sentences(n, length, 12), [1] * n)), collate
+
     return Shape(name, "dap", pairs, length, BERT_VOCAB if tiny else MBERT_VOCAB, build, "rtl" in objectives,
-                 "BERT-base, mBERT's vocabulary" + (", RTL K = 2" if "rtl" in objectives else ""))
+                 "BERT-base, mBERT's vocabulary" + (", RTL K = 2" if "rtl" in objectives else ""), data)
+
+
+def DAPCollatorFor(length: int, objectives: list[str], device: str):  # noqa: N802 (a factory of the collator)
+    from papers.dap.data import DAPCollator
+
+    return DAPCollator(tokenizer(), length, objectives, rho=1.0, pad_scored_to=64 if device == "cuda" else 1)
 
 
 def hictl_shape(examples: int, length: int, tiny: bool) -> Shape:
@@ -482,6 +498,42 @@ def peer_row(pairs: int, a: argparse.Namespace) -> dict[str, Any]:
     return row
 
 
+def trainer_row(shape: Shape, rung: str, bare_ms: float, a: argparse.Namespace) -> dict[str, Any]:
+    """Our whole training step at the shape's best rung: ``common.training.trainer.Trainer`` (the DeepSpeed engine at
+    world size 1, the sampler and collator inline, pinned copies, the finite guard, the metrics log, foreach
+    clipping), ``training.compile`` where the rung is compiled; ms per steady-state step, against the bare step."""
+    from common.training.trainer import Trainer, TrainingArguments
+
+    assert shape.data is not None
+    dev = a.device
+    total = a.warmup + a.rounds * a.steps
+    examples, collate = shape.data(total, dev)
+    model, _, _ = shape.build(dev)
+    set_rung(model, rung)
+    stamps: list[float] = []
+
+    def clock(_step: int) -> None:
+        if dev == "cuda":
+            torch.cuda.synchronize()
+        stamps.append(time.perf_counter())
+
+    _, _, compiled, graphs = RUNG_SETTINGS[rung]
+    with tempfile.TemporaryDirectory() as tmp:
+        args = TrainingArguments(output_dir=tmp, max_steps=total, global_batch_size=shape.rows, learning_rate=1e-5,
+                                 precision=a.precision, log_every=10**6, tensorboard=False, stop_after=total,
+                                 compile=compiled, compile_backend=a.backend, shuffle="randperm",
+                                 compile_mode="reduce-overhead" if graphs else "default")
+        trainer = Trainer(model, examples, collate, args, on_step=clock)
+        trainer.train()
+    steady = [b - s for s, b in zip(stamps[a.warmup - 1:], stamps[a.warmup:])]
+    ms = 1e3 * statistics.median(steady)
+    del trainer, model
+    release(dev)
+    return {"model": shape.name, "trainer": "ours: Trainer (DeepSpeed engine, collator, sampler, guard)",
+            "rung": rung, "rows": shape.rows, "length": shape.length, "ms_per_step": ms, "steps_timed": len(steady),
+            "ratio_to_bare": ms / bare_ms}
+
+
 # ----------------------------------------------------------------------------------------------------- budget
 class Budget:
     """Seconds left of ``--budget-s``. Each shape gets an equal share of what is left when it starts (what a shape
@@ -507,36 +559,6 @@ class Budget:
 
     def compiled(self, seconds: float) -> None:
         self.measured.append(seconds)
-
-
-# ------------------------------------------------------------------------------------------------ provenance
-def commit() -> str:
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True).stdout.strip()
-        return head + ("-dirty" if dirty else "") if head else "unknown"
-    except OSError:
-        return "unknown"
-
-
-def cpu_flags() -> list[str]:
-    """The CPU's matrix and vector extensions that decide its speed here (AVX2, AVX-512 (BF16), AMX)."""
-    try:
-        flags = set(Path("/proc/cpuinfo").read_text().split("flags")[1].split("\n")[0].split())
-    except (OSError, IndexError):
-        return []
-    return sorted(f for f in flags if f in {"avx2", "avx512f", "avx512_bf16", "amx_bf16", "amx_tile", "fma"})
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "cpu"
 
 
 # ------------------------------------------------------------------------------------------------------ report
@@ -571,6 +593,11 @@ def markdown(out: dict[str, Any]) -> str:
     for p in out["peers"]:
         lines.append(f"| {p['model']} ({p['rows']} x {p['length']}) | peer: {p['peer']} | {p['ms_per_step']:.1f} "
                      f"| | 1.00 | | | | {f(p['peak_memory_gib'], '.1f')} | |")
+    for t in out.get("trainers", []):
+        peer = peers.get(t["model"])
+        lines.append(f"| {t['model']} ({t['rows']} x {t['length']}) | whole trainer step ({t['rung']}) | "
+                     f"{t['ms_per_step']:.1f} | | {f(t['ms_per_step'] / peer['ms_per_step'] if peer else None, '.2f')} "
+                     "| | | | | |")
     lines += ["", "Targets (the best rung of each shape):", ""]
     for model, what, test, words in TARGETS:
         r = best(out["rows"], model)
@@ -584,6 +611,14 @@ def markdown(out: dict[str, Any]) -> str:
             ratio = r["ms_per_step"] / p["ms_per_step"]
             lines.append(f"- {p['model']} against sentence-transformers' trainer: <= 0.5x its step time: "
                          f"{'met' if ratio <= 0.5 else 'NOT met'} ({ratio:.2f}x, bare step, {r['rung']})")
+    for t in out.get("trainers", []):
+        lines.append(f"- {t['model']}: our whole trainer step within 1.1x of the best bare step: "
+                     f"{'met' if t['ratio_to_bare'] <= 1.1 else 'NOT met'} ({t['ratio_to_bare']:.2f}x)")
+        peer = peers.get(t["model"])
+        if peer is not None:
+            ratio = t["ms_per_step"] / peer["ms_per_step"]
+            lines.append(f"- {t['model']}: our whole trainer step against sentence-transformers' trainer, <= 0.5x: "
+                         f"{'met' if ratio <= 0.5 else 'NOT met'} ({ratio:.2f}x)")
     if out.get("left_out"):
         lines += ["", f"Left out by the budget: {', '.join(out['left_out'])}; run them with `{out['rerun']}`."]
     return "\n".join(lines) + "\n"
@@ -608,6 +643,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--vmsst-batch", type=int, default=None, help="VMSST pairs per step (64)")
     p.add_argument("--peer", action=argparse.BooleanOptionalAction, default=True,
                    help="time sentence-transformers' trainer beside TR's rows")
+    p.add_argument("--trainer", action=argparse.BooleanOptionalAction, default=True,
+                   help="time our whole trainer's step (DAP and TR) at each shape's best rung")
     p.add_argument("--tiny", action="store_true", help="tiny widths and batches: the code paths in seconds on a CPU")
     p.add_argument("--backend", default=None, help="torch.compile backend (default: inductor on a GPU; on a CPU, where "
                    "the inductor's code generation takes minutes, aot_eager, and eager (the graph capture alone) with "
@@ -670,6 +707,7 @@ def run(a: argparse.Namespace, argv: list[str] | None) -> dict[str, Any]:
           f"models={' '.join(models)} budget={a.budget_s:.0f}s", flush=True)
     rows: list[dict[str, Any]] = []
     peers: list[dict[str, Any]] = []
+    trainers: list[dict[str, Any]] = []
     left_out: list[str] = []
     for i, m in enumerate(models):
         shape = available[m]
@@ -688,17 +726,24 @@ def run(a: argparse.Namespace, argv: list[str] | None) -> dict[str, Any]:
             print(f"{m} ({shape.rows} x {shape.length}) {r['rung']}: {text}", flush=True)
             if r.get("failed") == "skipped: budget":
                 left_out.append(f"{m}/{r['rung']}")
+        top = best(new, m)
+        if a.trainer and shape.data is not None and top is not None and budget.left() > 0:
+            trainers.append(trainer_row(shape, top["rung"], top["ms_per_step"], a))
+            print(f"{m} whole trainer step ({top['rung']}): {trainers[-1]['ms_per_step']:.1f} ms/step, "
+                  f"x{trainers[-1]['ratio_to_bare']:.2f} of the bare step", flush=True)
         if a.peer and m.startswith("tr-") and budget.left() > 0:
             peers.append(peer_row(shape.rows, a))
             print(f"{m} peer: {peers[-1]['ms_per_step']:.1f} ms/step", flush=True)
     date = datetime.date.today().isoformat()
     command = "python scripts/bench_mfu.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    host = measurements.machine(name if dev == "cuda" else None)
     rerun_models = sorted({x.split("/")[0] for x in left_out}, key=models.index)
     out = {"device": name, "precision": a.precision, "backend": a.backend, "batch": a.pairs[0],
-           "max_length": a.max_length, "peak_flops": a.peak, "peak": peak_what, "date": date, "commit": commit(),
-           "command": command, "cpu": cpu_name(), "cpu_flags": cpu_flags(), "rounds": a.rounds, "steps": a.steps,
+           "max_length": a.max_length, "peak_flops": a.peak, "peak": peak_what, "date": date,
+           "commit": measurements.commit(), "command": command, "cpu": host["cpu"], "cpu_flags": host["cpu_flags"],
+           "rounds": a.rounds, "steps": a.steps,
            "warmup": a.warmup, "budget_s": a.budget_s, "elapsed_s": a.budget_s - budget.left(), "rows": rows,
-           "peers": peers, "left_out": left_out,
+           "peers": peers, "trainers": trainers, "left_out": left_out,
            "rerun": f"python scripts/bench_mfu.py --models {' '.join(rerun_models)}" if left_out else ""}
     # the census reads `variants` (earlier files: the eager step): TR's and DAP's top rung at the first size
     variants = {}
@@ -722,13 +767,8 @@ def run(a: argparse.Namespace, argv: list[str] | None) -> dict[str, Any]:
         print(f"wrote {target} and {target.with_suffix('.md')}")
     log = a.log or (str(ROOT / "figures" / "gpu" / "mfu-log.jsonl") if dev == "cuda" and not a.tiny else "-")
     if log != "-":
-        entry = {"date": date, "commit": out["commit"], "machine": platform.node(),
-                 "gpu": name if dev == "cuda" else None, "cpu": out["cpu"], "cpu_flags": out["cpu_flags"],
-                 "command": command, "precision": a.precision, "figures": compact(rows),
-                 "peers": {p["model"]: round(p["ms_per_step"], 2) for p in peers}}
-        Path(log).parent.mkdir(parents=True, exist_ok=True)
-        with open(log, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(entry) + "\n")
+        measurements.append(log, command, compact(rows), gpu=host["gpu"], precision=a.precision,
+                            peers={p["model"]: round(p["ms_per_step"], 2) for p in peers})
     if left_out:
         print(f"left out by the budget: {', '.join(left_out)}; run them with: {out['rerun']}")
     return out

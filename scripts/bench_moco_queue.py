@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
 
 import torch
 import torch.nn.functional as F
 
+from common import measurements
 from common.losses import QueueInfoNCELoss, TranslationRankingLoss
 from common.models.queue import KeyQueue
 
@@ -44,6 +46,8 @@ def main() -> None:
     p.add_argument("--dim", type=int, default=768)
     p.add_argument("--queues", type=int, nargs="+", default=[4096, 65536, 204800, 409600])
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--log", default=str(measurements.LOGS / "moco_queue.jsonl"),
+                   help="the measurement log to append the figures to ('-': none)")
     p.add_argument("--seq-len", type=int, default=128, help="for the encoder FLOPs the queue is compared with")
     p.add_argument("--encoder-params", type=float, default=85e6,
                    help="non-embedding parameters of one encoder (BERT-base)")
@@ -60,6 +64,7 @@ def main() -> None:
         (2 * ranking(h_x, h_y)).backward()
 
     base = timed(in_batch, a.repeats, dev)
+    figures: dict[str, float] = {"in_batch_ms": base * 1e3}
     print(f"device={dev} dtype={a.dtype} batch={a.batch} dim={a.dim}")
     print(f"in-batch negatives: {base * 1e3:.2f} ms/step (1.00x)")
     nce = QueueInfoNCELoss(0.04)
@@ -74,6 +79,7 @@ def main() -> None:
 
         t = timed(with_queue, a.repeats, dev)
         mem = 2 * k * a.dim * torch.finfo(dtype).bits / 8 / 2**20
+        figures[f"queue_{k}_ms"], figures[f"queue_{k}_mib"] = t * 1e3, mem
         print(f"queue K={k}: {t * 1e3:.2f} ms/step ({t / base:.2f}x in-batch), two queues {mem:.0f} MiB "
               f"(+ the same again for the per-step detached copies)")
         # 2 directions x (B x K x D logits forward + the same for dL/dq) x 2 FLOPs per multiply-add
@@ -82,6 +88,9 @@ def main() -> None:
         encoder_flops = (2 * 6 + 2 * 2) * a.encoder_params * a.batch * a.seq_len
         print(f"    queue logits {queue_flops / 1e9:.0f} GFLOP/step = {100 * queue_flops / encoder_flops:.1f}% of the "
               f"{encoder_flops / 1e12:.1f} TFLOP of the four encoder passes (length {a.seq_len})")
+    if a.log != "-":
+        measurements.append(a.log, "python scripts/bench_moco_queue.py " + " ".join(sys.argv[1:]), figures,
+                            gpu=torch.cuda.get_device_name() if dev == "cuda" else None)
 
 
 if __name__ == "__main__":

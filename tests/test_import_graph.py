@@ -27,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = [("common.io", "common.finite", "common.languages", "common.registry", "common.records", "common.rss"),
-          ("common.config", "common.precision", "common.distributed", "common.requirements"),
+          ("common.config", "common.precision", "common.distributed", "common.requirements", "common.measurements"),
           ("common.data",),
           ("common.models", "common.losses"),
           ("common.training", "common.eval", "common.nmt", "common.runs"),

@@ -4,7 +4,7 @@ node advertising two GPUs as GRES without devices):
 * a small smoke target gives the same results as a local run. The target is the leaderboard restricted to one
   method and one task: corpus, tokenizer, one training run, one evaluation, one table and the manifest (6 jobs),
   so every kind of rule runs as a Slurm job in a few minutes;
-* DAP's rehearsal of the paper scale (issue 31, 1e) runs with the multi-node job shape on one node: every training
+* DAP's rehearsal of the paper scale runs with the multi-node job shape on one node: every training
   job asks for ``--gres=gpu:2 --ntasks-per-gpu=1 --ntasks=2`` and starts its two ranks as ``srun`` tasks, which
   find each other from Slurm's variables; the rehearsed time limit ends a job with status 75, and the
   resubmitted job resumes from its checkpoint.

@@ -1,4 +1,4 @@
-"""A fifth paper is a folder of declarations (issue 34's proof): the toy paper of ``tests/fixtures/toy_paper`` (plain
+"""A fifth paper is a folder of declarations (the proof): the toy paper of ``tests/fixtures/toy_paper`` (plain
 translation ranking by DAP's recipe at another temperature, one table, one claim; under 100 lines) is added to a copy
 of the repository by copying its folder into ``papers/``, joins ``snakemake all`` and the claims index, and leaves
 them again when the folder is removed. The slow test runs its smoke DAG to a table and a claims row."""

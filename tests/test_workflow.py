@@ -77,10 +77,16 @@ def test_unknown_config_key_is_an_error(tmp_path):
 @needs_data
 def test_dap_smoke(smoke):
     fig = smoke / "figures/dap/smoke"
-    tables = ["table1_tatoeba", "table2_bucc_training", "table3_bucc_test", "table4_xnli", "table5_direction",
-              "table6_efficiency", "table7_xx2en", "table8_en2xx", "figure3_rho", "figure4_depth", "claims"]
+    tables = ["figure1_tokens", "table1_tatoeba", "table2_bucc_training", "table3_bucc_test", "table4_xnli",
+              "table5_direction", "table6_efficiency", "table7_xx2en", "table8_en2xx", "figure3_rho", "figure4_depth",
+              "claims"]
     paths = assert_report(smoke, "papers/dap/all", "figures/dap/smoke", tables,
-                          ["figure3_rho", "figure4_depth", "figure_learning_curve"])
+                          ["figure1_tokens", "figure3_rho", "figure4_depth", "figure_learning_curve"])
+    # Figure 1: the initial encoder, TR and DAP, their tokens of the smoke data's first Tatoeba language (no Arabic)
+    f1 = list(csv.reader((fig / "figure1_tokens.csv").read_text().splitlines()))
+    assert [r[0] for r in f1[1:]] == ["no pre-training", "TR", "DAP"] and all(0 <= float(r[2]) <= 100 for r in f1[1:])
+    tokens = json.loads((smoke / "results/smoke/dap/eval/scratch/dap/seed1/dap-tokens.json").read_text())["scores"]
+    assert tokens["asked_language"] == "ara" and tokens["pairs"] == 30 and len(tokens["points"]) == tokens["tokens"]
     assert any(p.endswith("model.safetensors") and r == "train" for p, (_, r) in paths.items())
     # the learning curve (config learning_curve): TR's snapshot at step 20 evaluated on its own
     assert (smoke / "results/smoke/dap/models/scratch/tr/seed1/snapshots/step20/model.safetensors").exists()
@@ -285,8 +291,10 @@ def test_dap_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     # 2 encoders x {TR, TR+TLM, DAP} x 3 seeds, each encoder without pre-training (seed 1), plus 8 section-5
     # ablations on mBERT (seed 1)
     assert counts["dap_train"] == 2 * 3 * 3 + 2 + 8
-    # one job per (run, task): Tatoeba, BUCC and XNLI
-    assert counts["dap_evaluate_task"] == 3 * counts["dap_train"] and "dap_evaluate" not in counts
+    # one job per (run, task): Tatoeba, BUCC and XNLI, and Figure 1's token states of mBERT's initial encoder, TR and
+    # DAP (seed 1)
+    assert counts["dap_evaluate_task"] == 3 * counts["dap_train"] + 3 and "dap_evaluate" not in counts
+    assert printed.count("--task dap-tokens --model-dir") == 3
     assert counts["dap_tokenizer"] == 2 and counts["dap_all"] == 1 and re.search(r"^model\s+2$", printed, re.M)
     assert_slurm_shape(printed, "dap_train", gpus=8, cpus=64)
     assert all("gpu=1" in b for b in job_blocks(printed, "dap_evaluate_task"))

@@ -1,4 +1,4 @@
-"""The parallel training sources staged in ``data_root`` for the mini scale (issue 35), one ``<iso3>-eng.tsv.gz``
+"""The parallel training sources staged in ``data_root`` for the mini scale, one ``<iso3>-eng.tsv.gz``
 per language against English:
 
 * ``anki_pairs/``: manythings.org's Anki files (Tatoeba sentences; ``english<TAB>foreign``). They share Tatoeba's

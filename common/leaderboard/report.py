@@ -57,8 +57,8 @@ def cell(task: str, seeds: list[dict[str, Any]]) -> Difference:
     return interval(metrics)
 
 
-# the seeds a claim on runs under 10 minutes needs (issue 33; MoCo-BERT's mini claims have them); the leaderboard
-# has fewer for its budget, so it states no verdict and its notes say why
+# the seeds a claim on runs under 10 minutes needs (common/report/claims.py; MoCo-BERT's mini claims have them);
+# the leaderboard has fewer for its budget, so it states no verdict and its notes say why
 CLAIM_MIN_SEEDS = 5
 Cell = tuple[Difference, list[float]] | None  # (mean with interval, main score of every seed); None: not applicable
 NOT_RUN = "–"  # a method the NMT column does not fine-tune at this scale, or the NMT-only row on a task

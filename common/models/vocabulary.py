@@ -1,5 +1,5 @@
 """A pretrained WordPiece vocabulary extended with pieces learned on the training corpus, and its model's embedding
-table grown to match (issue 35: MiniLM's English vocabulary splits other scripts into unknown or single-character
+table grown to match (MiniLM's English vocabulary splits other scripts into unknown or single-character
 pieces).
 
 * **pieces**: a WordPiece vocabulary is trained on the corpus with the pretrained tokenizer's own normalizer and

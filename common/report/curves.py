@@ -1,4 +1,4 @@
-"""Learning curves (issue 35): a paper's headline metric against training steps for its main methods, every seed a
+"""Learning curves: a paper's headline metric against training steps for its main methods, every seed a
 line, so that a reader sees whether a run converged. The config's ``learning_curve`` names the methods, the steps
 (the trainer saves a snapshot there: ``--snapshot_steps``) and the task; the workflow evaluates each snapshot
 (``common/workflow/rules/evaluate.smk``, rule ``learning_curve_point``), the final model is the run's own

@@ -1,5 +1,5 @@
-"""A difference between two methods against training steps (issue 35: where a claim stays inconclusive, show with a
-measured curve whether more training would open the gap).
+"""A difference between two methods against training steps (where a claim stays inconclusive, a
+measured curve shows whether more training would open the gap).
 
 Each method's snapshots are evaluated with ``python -m common.eval --out-dir <dir>/seed<N>/step<S>`` (the trainer's
 ``--snapshot_steps``; the last step is the finished model), and at every step the difference B - A is paired by seed

@@ -1,4 +1,4 @@
-"""The vocabulary table (issue 35): where an encoder's pretrained WordPiece vocabulary was extended on the corpus
+"""The vocabulary table: where an encoder's pretrained WordPiece vocabulary was extended on the corpus
 (an encoder's ``vocabulary: {max_new: N}``; :mod:`common.models.vocabulary`), the average pieces per word of each
 training language before and after, from the ``vocabulary.json`` the tokenizer rule saved (Japanese and Chinese
 per sentence: they have no spaces)."""

@@ -59,16 +59,16 @@ class FiniteGuard:
         self.grad_norm: torch.Tensor | None = None  # set by the clipping hook (watch_clipping), read by observe
 
     def watch_clipping(self, engine: Any) -> None:
-        """Keep the gradient norm of DeepSpeed's clipping (zero_stage 0: ``clip_fp32_gradients``, whose norm
-        DeepSpeed drops; the same call, its result kept). Under ZeRO the optimizer keeps it itself
-        (``get_global_grad_norm``). Without clipping no norm is computed, and only the loss is observed."""
+        """Clip with :func:`common.training.clipping.clip_grad_norm_foreach` in place of DeepSpeed's per-parameter loop
+        (zero_stage 0: ``clip_fp32_gradients``, whose norm DeepSpeed drops; the same formula, its norm kept). Under
+        ZeRO the optimizer clips its partitions and keeps the norm itself (``get_global_grad_norm``). Without
+        clipping no norm is computed, and only the loss is observed."""
         if engine.gradient_clipping() <= 0 or engine.zero_optimization():
             return
-        from deepspeed.runtime.utils import clip_grad_norm_
+        from common.training.clipping import clip_grad_norm_foreach
 
         def clip() -> None:
-            self.grad_norm = clip_grad_norm_(parameters=engine.module.parameters(), max_norm=engine.gradient_clipping(),
-                                             mpu=engine.mpu)
+            self.grad_norm = clip_grad_norm_foreach(engine.module.parameters(), engine.gradient_clipping())
 
         engine.clip_fp32_gradients = clip
 

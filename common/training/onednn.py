@@ -8,8 +8,8 @@ past the memory its Slurm job asked for, and VMSST's from 1.4 GB to 6.2 GB over 
 
 :func:`bound_primitive_cache` sets a smaller capacity for the process unless its environment sets one. oneDNN reads
 the variable when it creates its first primitive, so the training command line calls it before it builds a model.
-Measured with ``scripts/bench_onednn_cache.py`` (papers/dap/README.md, "DAP's memory on the CPU"). The variable does
-nothing on a GPU.
+Measured in DAP's mini run (figures/logs/investigations.jsonl: peak memory and speed per cache capacity). The
+variable does nothing on a GPU.
 """
 from __future__ import annotations
 

@@ -88,6 +88,14 @@ class TrainingArguments:
     gradient_checkpointing: bool = False  # recompute activations in the backward pass (less memory, more time)
     shuffle: str = "randperm"  # randperm | feistel: the epoch's order (common/training/sampler.py)
     grad_cache_rows: int = 0  # > 0: encoders run in chunks of this many rows with cached gradients (grad_cache.py)
+    # torch.compile of the model's step (forward and loss; backward through AOTAutograd), in place: the state dict,
+    # checkpoints and saved models keep their names. On at paper scale; off at the CPU scales, where compiling costs
+    # more than it saves in a run of a few hundred steps
+    compile: bool = False
+    compile_backend: str = "inductor"  # inductor | aot_eager (tracing without code generation: the tests)
+    # inductor's mode: default | reduce-overhead (CUDA graphs: for a step whose shapes are static, as padded to
+    # max_length; a step that meets a new shape records a new graph)
+    compile_mode: str = "default"
     weight_decay: float = 0.0
     adam_betas: tuple[float, float] = (0.9, 0.999)  # AdamW's (HICTL Table 9: (0.9, 0.98) for its base model)
     adam_epsilon: float = 1e-8  # (HICTL Table 9: 1e-6)
@@ -295,6 +303,14 @@ def logged_scalars(outputs: dict[str, Any], device: torch.device) -> dict[str, t
     return {k: v.detach().to(device) for k, v in outputs.items() if torch.is_tensor(v) and v.ndim == 0}
 
 
+def to_device(batch: dict[str, Any], device: torch.device) -> dict[str, Any]:
+    """A collated batch's tensors on ``device``; to a GPU from pinned memory without blocking, so that the host goes
+    on to collate the next batch while the copy and the step run (the step itself has no host sync)."""
+    if device.type != "cuda":
+        return {k: v.to(device) if torch.is_tensor(v) else v for k, v in batch.items()}
+    return {k: v.pin_memory().to(device, non_blocking=True) if torch.is_tensor(v) else v for k, v in batch.items()}
+
+
 class Trainer:
     def __init__(self, model: nn.Module, examples: Sequence[Any],
                  collate: Callable[[list[Any], torch.Generator], dict[str, Any]],
@@ -332,6 +348,10 @@ class Trainer:
             enable_activation_checkpointing(self.model)
         if self.args.grad_cache_rows:
             enable_grad_cache(self.model, self.args.grad_cache_rows)
+        if self.args.compile:
+            mode = self.args.compile_mode if self.args.compile_backend == "inductor" else None
+            self.model.compile(backend=self.args.compile_backend, mode=mode)
+            log.info("model step compiled (torch.compile, backend %s, mode %s)", self.args.compile_backend, mode)
         optimizer = build_optimizer(self.model, self.args)
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_lambda(self.args))
         with no_fairseq_optimizer_probe():
@@ -469,7 +489,7 @@ class Trainer:
             parts = []  # each micro-batch's scalar outputs, detached: nothing else of it outlives its backward
             for start in range(0, len(local), size):  # one micro-batch unless micro_batch_per_gpu splits the step
                 batch = self.collate([self.examples[i] for i in local[start:start + size]], gen)
-                batch = {k: v.to(device) if torch.is_tensor(v) else v for k, v in batch.items()}
+                batch = to_device(batch, device)
                 micro = self.engine(**batch)
                 self.engine.backward(micro["loss"])  # DeepSpeed divides by the accumulation steps
                 self.engine.step()  # the optimizer steps after the last micro-batch only

@@ -1,6 +1,6 @@
 """What a workflow run cost, read back from the files Snakemake wrote: each job's ``benchmark:`` file (wall
 seconds, CPU seconds, peak resident memory) and the run logs in ``.snakemake/log`` (when each invocation
-started and ended). Issue 35 asks each paper's README for its mini wall time; this is how to measure it.
+started and ended). Each paper's README states its mini wall time; this is how it is measured.
 
     python -m common.workflow.cost /path/to/workdir --scale mini --paper moco --cores 2
 

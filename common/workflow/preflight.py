@@ -1,4 +1,4 @@
-"""Preflight of a paper-scale run (issue 31, 1j): what would fail, checked before anything is submitted.
+"""Preflight of a paper-scale run: what would fail, checked before anything is submitted.
 
     snakemake papers/dap/preflight --config scale=paper          # the rule runs this module
     python -m common.workflow.preflight --experiment dap --scale paper

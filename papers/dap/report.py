@@ -20,12 +20,12 @@ from common.languages import TO_ISO1, XTREME_36
 from common.report.claim import claims_table
 from common.report.cli import main
 from common.report.context import ReportContext
-from common.report.figures import panels
+from common.report.figures import panels, plt, save
 from common.report.results import stat
 from common.report.specs import Col, Ref, Row, TableSpec
 from common.report.tables import Table, leakage_note
 from papers.dap.claims import declare
-from papers.dap.runs import TASKS, registry
+from papers.dap.runs import FIGURE1_METHODS, FIGURE1_TASK, TASKS, registry
 from papers.dap.variants import INIT, LABEL, MAIN, ablation_variants, is_without_source, label, section5_outputs
 
 HERE = Path(__file__).parent
@@ -132,7 +132,7 @@ def table1(ctx: ReportContext) -> Table:
                     ours = stat([r["groups"][group][d] for r in runs])
                     none = [None for _ in paper_models(init)]
                     rows.append([dname, model_name(init, v), f"{name} ({n})", ours, *none])
-                # issue 35: the languages of each training source, and those only one source trains
+                # the languages of each training source, and those only one source trains
                 for name, langs in by_source.items():
                     ours = stat([_group_mean(r, langs, d) for r in runs])
                     rows.append([dname, model_name(init, v), f"{name} ({len(langs)})", ours,
@@ -308,6 +308,43 @@ def per_language(ctx: ReportContext, d: str, key: str, title: str) -> Table:
                  [where(ctx, TATOEBA), "XTREME's 36 languages first, then the rest of Tatoeba v1."])
 
 
+def figure1(ctx: ReportContext) -> tuple[Table, dict[str, Any]]:
+    """Figure 1: token representations of Tatoeba pairs in the PCA plane, the initial encoder, TR and DAP side by
+    side (the paper: TR and DAP from mBERT, 100 Arabic-English pairs, plots only), with what the plots show
+    measured (papers/dap/tasks.py)."""
+    init, seed = next(iter(ctx.cfg["encoders"])), ctx.cfg["seeds"][0]
+    res = {m: ctx.store.scores(m, FIGURE1_TASK, init, [seed])[0] for m in FIGURE1_METHODS}
+    rows = [[LABEL[m], r["tokens"], r["other_language_nearest_pct"], r["centroid_gap"]] for m, r in res.items()]
+    first = next(iter(res.values()))
+    lang = first["language"] + ("" if first["language"] == first["asked_language"] else
+                                f" (no {first['asked_language']} pairs at this scale: its first Tatoeba language)")
+    note = (f"The first {first['pairs']} Tatoeba pairs of {lang} and English; the last layer's token states without "
+            f"special tokens, one PCA over both languages' tokens; encoder '{init}', seed {seed}. The paper (100 "
+            "Arabic-English pairs, mBERT) shows the plots only: large misaligned areas after TR, removed by DAP's "
+            "RTL. Nearest token of the other language: % of tokens whose nearest other token (cosine, full "
+            "dimension) is of the other language (higher: better mixed). Centroid gap: the languages' centroids' "
+            "distance in the plane over the mean distance of a token to its own centroid (lower: better aligned).")
+    table = Table("figure1_tokens", "Figure 1: token representations of parallel pairs (PCA)",
+                  ["model", "tokens", "nearest token of the other language %", "centroid gap"], rows,
+                  [where(ctx), note])
+    return table, res
+
+
+def figure1_plot(res: dict[str, Any], out: Path) -> list[Path]:
+    fig, axes = plt.subplots(1, len(res), figsize=(4.2 * len(res), 4))
+    for ax, (m, r) in zip(axes, res.items()):
+        for english, colour, name in ((False, "tab:red", r["language"]), (True, "tab:blue", "eng")):
+            pts = [p for p in r["points"] if p["english"] == english]
+            ax.scatter([p["x"] for p in pts], [p["y"] for p in pts], s=6, linewidths=0, color=colour, alpha=0.7,
+                       label=name)
+        ax.set_title(f"{LABEL[m]}: other-language NN {r['other_language_nearest_pct']:.0f} %", fontsize=9)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    axes[0].legend(fontsize=8, loc="best")
+    fig.suptitle("Token representations of parallel pairs, PCA (colour = language)", fontsize=9)
+    return save(fig, out / "figure1_tokens")
+
+
 def claims(ctx: ReportContext) -> Table:
     """The paper's claims at this scale (``papers/dap/claims.py``)."""
     return claims_table(declare(ctx.cfg), ctx, f"The paper's claims at scale '{ctx.scale}': DAP against its baselines",
@@ -316,7 +353,13 @@ def claims(ctx: ReportContext) -> Table:
 
 
 def build(ctx: ReportContext):
-    tables = [table1(ctx),
+    figures: dict[str, Any] = {}
+    first: list[Table] = []
+    if ctx.cfg.get("figure1"):
+        spec1, res1 = figure1(ctx)
+        first.append(spec1)
+        figures["figure1_tokens"] = lambda out: figure1_plot(res1, out)
+    tables = [*first, table1(ctx),
               bucc_table(ctx, "table2_bucc_training", "tune",
                          "Table 2: BUCC on the threshold-tuning split, optimal threshold"),
               bucc_table(ctx, "table3_bucc_test", "test",
@@ -325,7 +368,6 @@ def build(ctx: ReportContext):
     section5 = section5_outputs(ctx.cfg.get("ablations", {}))  # the axes this scale's config ablates
     if "table5_direction" in section5:
         tables.append(table5(ctx))
-    figures = {}
     for axis, key, xlabel in (("rho", "figure3_rho", "reconstruction ratio ρ"),
                               ("rtl_layers", "figure4_depth", "RTL head layers K")):
         if key in section5:

@@ -11,15 +11,24 @@ from papers.dap.variants import INIT, MAIN, ablation_variants, without_source
 
 # Section 4.4 (Tatoeba, cosine, both directions), 4.5 (BUCC, ratio margin k = 4), 4.6 (XNLI).
 TASKS = ("tatoeba@cosine", "bucc@ratio-k4", "xnli@zero-shot")
+# Figure 1 (papers/dap/tasks.py): TR against DAP as the paper draws them, and the initial encoder they start from;
+# on the first initialisation and seed, where the config asks for the figure
+FIGURE1_TASK, FIGURE1_METHODS = "dap-tokens", ("init", "tr", "dap")
 
 
 def registry(cfg: dict) -> RunRegistry:
     inits = list(cfg["encoders"])
     limit = cfg.get("task_seeds", {})
-    reg = RunRegistry("dap", (Run(v, init, s, tuple(t for t in TASKS if i < limit.get(t, len(cfg["seeds"]))))
+
+    def figure1(method: str, init: str, i: int) -> tuple[str, ...]:
+        return (FIGURE1_TASK,) if cfg.get("figure1") and method in FIGURE1_METHODS and init == inits[0] and i == 0 \
+            else ()
+
+    reg = RunRegistry("dap", (Run(v, init, s, tuple(t for t in TASKS if i < limit.get(t, len(cfg["seeds"])))
+                                  + figure1(v, init, i))
                               for init in inits for v in MAIN for i, s in enumerate(cfg["seeds"])))
     for init in inits:
-        reg.add(Run(INIT, init, cfg["seeds"][0], TASKS))
+        reg.add(Run(INIT, init, cfg["seeds"][0], TASKS + figure1(INIT, init, 0)))
     for points in ablation_variants(cfg.get("ablations", {}), cfg["dap"]).values():
         for _, variant in points:
             reg.add(Run(variant, inits[0], cfg["ablation_seed"], TASKS))

@@ -11,7 +11,7 @@ Registry of names used in paths and tables:
 * ``dap_rho-<r>`` — reconstruction ratio (Figure 3; ``rho`` 1.0 is ``dap``);
 * ``dap_k-<K>`` — RTL head depth (Figure 4; K=2 is ``dap``);
 * ``<tr|dap>_no-<source>`` — TR or DAP trained without one source of the mini corpus (a ``data_root`` folder, e.g.
-  ``tr_no-anki_pairs``; issue 35: what the Tatoeba-domain Anki pairs add), the other pairs as they are. A pair
+  ``tr_no-anki_pairs``; what the Tatoeba-domain Anki pairs add), the other pairs as they are. A pair
   that two sources share is kept once, under the first (common/data/corpus_mini.py), so leaving that source out
   drops it too (DAP's mini corpus: one Turkish pair of Anki and NTREX-128).
 """

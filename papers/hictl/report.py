@@ -33,7 +33,7 @@ HEADERS = [c[0] for c in COLUMNS] + ["Avg."]
 
 
 def basis_note(ctx: ReportContext) -> str:
-    """Whether our rows stand on the paper's basis; where not, what differs (issue 33: like with like)."""
+    """Whether our rows stand on the paper's basis; where not, what differs (like with like)."""
     init, setting = comparison_basis(ctx.cfg)
     pretrained = ctx.cfg["encoders"][init].get("pretrained", "random init")
     differs = [f"setting {setting}"] * (setting != PAPER_BASIS["setting"]) + \

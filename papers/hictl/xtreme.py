@@ -1,5 +1,5 @@
 """XTREME as HICTL's Tables 1-3 lay it out: the columns (task ids per setting) and the basis of the paper's Tables
-2 and 3, so that our rows and claims beside them are computed on that basis where the scale runs it (issue 33)."""
+2 and 3, so that our rows and claims beside them are computed on that basis where the scale runs it."""
 from __future__ import annotations
 
 # Table 1's columns: (header, task id, path into the results); QA tasks give F1 and EM

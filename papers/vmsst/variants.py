@@ -3,7 +3,7 @@ the unshared model of Table 6 (section 7.2) and the batch sizes of Table 7 (sect
 
 * ``vmsst``, ``contrastive``, ``bitranslation``, ``vmsst_contrastive`` -- Table 1;
 * ``init`` -- VMSST's model as it starts, no step taken (the seed's random init, or the pretrained encoder with new
-  heads): the reference that shows what training adds (issue 35); the paper has no such row;
+  heads): the reference that shows what training adds; the paper has no such row;
 * ``vmsst_fact``, ``vmsst_4enc``, ``vmsst_dec-half`` / ``vmsst_dec-1`` (the paper's 12L / 1L decoders against its
   24 layers: half the main depth and one layer), ``vmsst_nokl``, ``vmsst_1enc``, ``vmsst_no-enc-le``,
   ``vmsst_no-dec-le`` -- Table 4. The paper's prose swaps the last two ("we remove the language embedding

@@ -31,6 +31,10 @@ def test_record_files_and_report(tmp_path):
     assert table[-2] == "| TR step | 1.5 (ours) | 2 (peer) | s/step | 0.75 | <= 0.9 | met | note |"
     assert table[-1].startswith("| F1 | 80 (approx) | 81 (exact) | F1 % | 0.9877 | abs(ours - peer) <= 0.5 | "
                                 "**not met**")
+    [row] = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert row["record"] == "train_step" and row["command"].startswith("python -m bench.train_step")
+    assert row["figures"]["TR step"] == {"ours": 1.5, "peer": 2.0, "unit": "s/step", "ratio": 0.75}
+    assert "cpu_flags" in row["machine"]
     report_main(["--dir", str(tmp_path), "train_step"])
     readme = (tmp_path / "README.md").read_text()
     assert "| Training step | TR step | ours/peer 0.75 | <= 0.9 | met |" in readme

@@ -30,7 +30,7 @@ def test_paper_registries_derive_every_run_once():
 
 def test_mini_claims_compare_enough_seeds():
     """Issues 11 and 33: every run a claim compares is trained with several seeds at mini scale (3 for DAP, whose
-    runs take over 10 minutes; 5 for MoCo-BERT, whose runs take under 10: issue 33's rule, at 800 steps since
+    runs take over 10 minutes; 5 for MoCo-BERT, whose runs take under 10: the claims' seed rule, at 800 steps since
     2026-12-06, papers/moco/README.md); the others with one."""
     from common.config import load_paper_config
     from papers.dap.runs import registry as dap

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -55,3 +56,5 @@ def test_a_smoke_vmsst_job_and_a_twice_larger_batch(bench, tmp_path):
     assert base["gflop_per_step"] > 0 and 0 < base["share_of_matmul_rate"]
     assert base["precision"] == double["precision"] == "fp32" and record["matmul_gflops"]["fp32"] > 0
     assert (tmp_path / "out" / "figures.json").exists() and not (tmp_path / "unused").exists()
+    [row] = [json.loads(line) for line in (tmp_path / "out" / "log.jsonl").read_text().splitlines()]
+    assert row["record"] == "figures.json" and row["command"].startswith("python scripts/bench_job_step.py")

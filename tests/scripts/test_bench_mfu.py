@@ -45,15 +45,24 @@ def test_the_ladder_of_dap_and_tr_with_the_peer(bench, tmp_path):
     assert rows[("dap-4", "current")]["model_flops_per_step"] > rows[("tr-4", "current")]["model_flops_per_step"]
     [peer] = out["peers"]
     assert peer["model"] == "tr-4" and peer["ms_per_step"] > 0 and peer["rows"] == 4
+    # our whole trainer's step beside each shape's best bare rung (DeepSpeed engine, collator, sampler, guard)
+    trainers = {t["model"]: t for t in out["trainers"]}
+    assert set(trainers) == {"dap-4", "tr-4"}
+    for model, t in trainers.items():
+        top = min((r for (m, _), r in rows.items() if m == model), key=lambda r: r["ms_per_step"])
+        assert t["rung"] == top["rung"] and t["steps_timed"] == 2 and t["ms_per_step"] > 0
+        assert t["ratio_to_bare"] == pytest.approx(t["ms_per_step"] / top["ms_per_step"])
     assert set(out["variants"]) == {"TR", "DAP"} and out["variants"]["DAP"]["mfu"] > 0  # the census's reading
     saved = json.loads((tmp_path / "mfu.json").read_text())
     assert saved["rows"] == json.loads(json.dumps(out["rows"])) and saved["device"] == "cpu"
     md = (tmp_path / "mfu.md").read_text()
     assert "| dap-4 (4 x 16) | fused |" in md and "peer: SentenceTransformerTrainer" in md
+    assert "| tr-4 (4 x 16) | whole trainer step (" in md and "our whole trainer step within 1.1x" in md
     assert "against sentence-transformers' trainer" in md and "DAP at 1024 x 32 on one GPU" in md
     [entry] = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
     assert entry["commit"] and entry["command"].startswith("python scripts/bench_mfu.py")
-    assert "dap-4/fused" in entry["figures"] and entry["peers"]["tr-4"] > 0 and entry["gpu"] is None
+    assert "dap-4/fused" in entry["figures"] and entry["peers"]["tr-4"] > 0
+    assert entry["machine"]["gpu"] is None and entry["machine"]["cores"] > 0
 
 
 def test_hictl_and_vmsst_rungs(bench, tmp_path):

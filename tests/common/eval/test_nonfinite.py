@@ -95,11 +95,12 @@ def case(kind, root):
 EMBEDDING_TYPES = ["tatoeba", "bucc", "sts-en", "sts-en-years", "sts17", "question-retrieval", "moco-tsne",
                    "moco-neighbors", "hictl-tsne"]
 FINE_TUNING_TYPES = ["xnli", "pawsx", "qa", "token-classification"]
+TOKEN_STATE_TYPES = ["dap-tokens"]  # read the encoder's token states, not sentence embeddings
 
 
 def test_the_cases_cover_every_registered_type():
     load_task_types()
-    assert set(TASK_TYPES) == {*EMBEDDING_TYPES, *FINE_TUNING_TYPES}
+    assert set(TASK_TYPES) == {*EMBEDDING_TYPES, *FINE_TUNING_TYPES, *TOKEN_STATE_TYPES}
 
 
 @pytest.mark.parametrize("kind", EMBEDDING_TYPES)
@@ -131,7 +132,7 @@ def inf_model(tmp_path_factory):
     return root / "model"
 
 
-@pytest.mark.parametrize("kind", [*EMBEDDING_TYPES, *FINE_TUNING_TYPES])
+@pytest.mark.parametrize("kind", [*EMBEDDING_TYPES, *FINE_TUNING_TYPES, *TOKEN_STATE_TYPES])
 def test_a_model_with_an_infinite_weight_is_refused_before_any_task_type_runs(kind, inf_model, tmp_path):
     """The folder check runs before the task reads its data: the manifest here holds nothing at all."""
     ctx = EvalContext(inf_model, {}, "smoke", 1)

@@ -54,7 +54,7 @@ def test_one_setting_with_one_pair():
 def test_smoke_and_mini_have_the_column_paper_not_yet():
     nmt = nmt_config(load_leaderboard_config("smoke"))
     assert column(nmt).pair == "qaa-en" and "tr" in nmt["settings"]["leaderboard"]["systems"]
-    # mini: every method, the initial encoder and a random-init Transformer on Multi30k De->En (issue 35)
+    # mini: every method, the initial encoder and a random-init Transformer on Multi30k De->En
     mini = nmt_config(load_leaderboard_config("mini"))
     assert column(mini).pair == "de-en" and column(mini).test == "multi30k_test_2016_flickr"
     assert mini["settings"]["leaderboard"]["systems"] == ["init", "tr", "tr_tlm", "dap", "moco", "lm_only", "hictl",

@@ -55,7 +55,7 @@ def test_the_na_note_appears_only_where_a_cell_is_na():
 
 
 def test_the_leaderboard_states_no_verdict_and_says_why():
-    """Issue 33: a claim on runs under 10 minutes needs 5 seeds; the leaderboard's runs are that short and the mini
+    """A claim on runs under 10 minutes needs 5 seeds; the leaderboard's runs are that short and the mini
     config trains fewer (its budget), so its table ranks nothing and its notes say so with the seed count."""
     from types import SimpleNamespace
 
@@ -76,7 +76,7 @@ def test_the_leaderboard_states_no_verdict_and_says_why():
 
 
 def test_the_nmt_note_gives_each_sacrebleu_signature_and_the_case(tmp_path):
-    """Issue 33: a BLEU column shows how it was scored (the tokenizer follows the target language, the case the
+    """A BLEU column shows how it was scored (the tokenizer follows the target language, the case the
     benchmark); the note reads both from the runs' result files."""
     from types import SimpleNamespace
 

@@ -1,4 +1,4 @@
-"""The chunked token cross-entropy (issue 32, 1) against the plain loss: values and gradients."""
+"""The chunked token cross-entropy against the plain loss: values and gradients."""
 import pytest
 import torch
 import torch.nn.functional as F

@@ -1,4 +1,4 @@
-"""Issue 31 (1b): the paper configs of VMSST and HICTL evaluate under bf16 autocast; the precision policy allows
+"""The paper configs of VMSST and HICTL evaluate under bf16 autocast; the precision policy allows
 that only where bf16 scores match fp32 ones to 0.1 points. Checked with a real trained encoder (the offline MiniLM
 of the mini scale) on real data: STS Benchmark's test split, 1,379 pairs (Spearman x 100, the STS tasks' main
 score). (The English MiniLM retrieves too few Tatoeba pairs for a retrieval check to mean anything.)"""

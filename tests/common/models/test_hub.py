@@ -1,4 +1,4 @@
-"""Pinned Hub checkpoints (issue 31, 1i; common/models/hub.py): every model a paper config names has a pinned
+"""Pinned Hub checkpoints (common/models/hub.py): every model a paper config names has a pinned
 revision, is downloaded once into the cache by the workflow's ``model`` rule, and is read from there offline; the
 tokenizers' dependencies (sentencepiece, protobuf) load XLM-R's and mT5's formats."""
 import hashlib

@@ -151,7 +151,7 @@ def test_null_pairs_are_called_findings_at_most_five_percent_of_the_time(seeds):
 
 @pytest.mark.parametrize("seeds", [3, 4, 5])
 def test_clustered_items_keep_the_null_rate_only_when_clusters_are_drawn_whole(seeds):
-    """Issue 33's correlated items: 120 clusters of 3 items (an XNLI premise's hypotheses) that share a fixed system
+    """Correlated items: 120 clusters of 3 items (an XNLI premise's hypotheses) that share a fixed system
     difference of mean zero, the items' part dominating (small seed offsets). Drawn cluster by cluster the null rate
     stays within 5 % plus three Monte Carlo standard errors over 1000 pairs; the naive item bootstrap calls noise a
     finding about 12 % of the time."""

@@ -13,7 +13,7 @@ def test_the_leakage_note_says_which_staged_sources_trained_the_model():
     assert leakage_note(staged) == (
         "Leakage rule dropped 812 training pairs. Staged parallel sources trained on (pairs taken, of which dropped "
         "as leaked): anki_pairs: hin 2,979 (12), spa 118,964 (800); ntrex128: ita 1,997 (0).")
-    # issue 33: the BUCC distractors and NLI items the rule removed are counted in the note too
+    # the BUCC distractors and NLI items the rule removed are counted in the note too
     counted = {"leakage": {"dropped_total": 5, "bucc_distractors_excluded": 1547, "nli_dropped": 0}}
     assert leakage_note(counted) == ("Leakage rule dropped 5 training pairs. BUCC distractor candidates excluded by "
                                      "the same rule: 1,547. NLI training items dropped by the same rule: 0.")

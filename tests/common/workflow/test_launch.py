@@ -72,7 +72,7 @@ def sbatch_call(training: dict) -> str:
 
 
 def test_the_executor_submits_one_task_per_gpu():
-    """Issue 31 (1e): the executor reads ``tasks`` as tasks *per GPU* for a GPU job; without ``tasks_per_gpu=1``
+    """The executor reads ``tasks`` as tasks *per GPU* for a GPU job; without ``tasks_per_gpu=1``
     a 2 x 4-GPU job asked for 8 tasks per GPU (64 ranks), which never fits (the local Slurm kept it pending)."""
     call = sbatch_call({"gpus": 4, "nodes": 2, "threads": 8}).split()
     assert {"--nodes=2", "--ntasks-per-gpu=1", "--ntasks=8", "--gres=gpu:4", "--cpus-per-task=8"} <= set(call)

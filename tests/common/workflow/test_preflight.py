@@ -1,4 +1,4 @@
-"""Preflight (issue 31, 1j): what a paper-scale submission would miss, found before it is submitted."""
+"""Preflight: what a paper-scale submission would miss, found before it is submitted."""
 import json
 from types import SimpleNamespace
 

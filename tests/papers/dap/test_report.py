@@ -55,7 +55,7 @@ def test_claims_give_intervals_and_verdicts(tmp_path, pretrained):
 
 
 def test_table1_shows_what_a_training_source_adds(tmp_path):
-    """Issue 35: rows by training source (the languages of each source, those of one source alone) and TR / DAP
+    """Rows by training source (the languages of each source, those of one source alone) and TR / DAP
     trained without a source, on the ablation seed, Tatoeba only; worked out by hand from per-language accuracies."""
     from papers.dap.report import table1
 

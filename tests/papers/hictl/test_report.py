@@ -55,7 +55,7 @@ def test_the_decoding_column_names_a_length_cap_only_where_it_is_not_fairseqs():
 
 
 def test_the_scoring_note_shows_each_signature_with_its_tests_and_why_a_test_is_lower_cased(tmp_path):
-    """Issue 33: the signature under each NMT table shows the tokenizer chosen by the target language (En->Zh
+    """The signature under each NMT table shows the tokenizer chosen by the target language (En->Zh
     IWSLT'17: zh) and the case (IWSLT'14: lower-cased by the benchmark's preparation), from results written by
     common.nmt.bleu.score itself."""
     import json
@@ -117,7 +117,7 @@ def _ctx(scale):
 
 
 def test_tables_2_and_3_stand_on_the_papers_basis_at_paper_scale_and_say_where_they_do_not():
-    """Issue 33 (like with like): the paper's Tables 2-3 are HICTL large, translate-train-all. At paper scale our rows
+    """The paper's Tables 2-3 are HICTL large, translate-train-all. At paper scale our rows
     read the translate-train-all results of the XLM-R large encoder (before: zero-shot ones, 20 here against the
     paper's 84.7); at mini, with no such task or encoder, the note says the rows are on another basis."""
     from papers.hictl.report import basis_note, table2, table3
@@ -171,7 +171,7 @@ def test_the_table_3_and_hard_negative_claims_average_the_papers_setting():
 
 
 def test_table_6_says_how_its_bleu_was_scored_where_it_has_our_rows(tmp_path):
-    """Issue 33: every NMT table says how its BLEU was scored; Table 6's rows are final models like Tables 4-5's, so
+    """Every NMT table says how its BLEU was scored; Table 6's rows are final models like Tables 4-5's, so
     it carries the same note (tokenized or sacreBLEU, signatures in table_nmt_tests, references normalized)."""
     import json
 
@@ -187,14 +187,14 @@ def test_table_6_says_how_its_bleu_was_scored_where_it_has_our_rows(tmp_path):
     table = table6(ctx, {})
     assert any(row[2] == "ours" and 1.5 in row for row in table.rows)
     assert bleu_note(ctx) in table.notes and "signatures in table_nmt_tests" in bleu_note(ctx)
-    assert any("The encoders' pre-training corpus: Leakage rule" in n for n in table.notes)  # issue 35
+    assert any("The encoders' pre-training corpus: Leakage rule" in n for n in table.notes)
     ctx.cfg = {**ctx.cfg, "nmt": {**ctx.cfg["nmt"], "settings": {
         k: v for k, v in ctx.cfg["nmt"]["settings"].items() if not k.startswith("transfer")}}}
     assert bleu_note(ctx) not in table6(ctx, {}).notes  # no rows of ours: nothing was scored
 
 
 def test_the_nmt_tables_say_which_sources_pre_trained_their_encoders():
-    """Issue 35: every table says which sources trained its model; an NMT table's models start from encoders
+    """Every table says which sources trained its model; an NMT table's models start from encoders
     pre-trained on the paper's corpus, whose staged sources and leakage counts its notes give."""
     from papers.hictl.report_nmt import encoder_note
 

@@ -23,7 +23,7 @@ def test_delta_of_seen_and_unseen_gaps_by_hand():
 
 
 def test_a_one_seed_tables_notes_name_that_seed_not_the_configs():
-    """Issue 33 (seeds in every table's notes): Tables 4 and 6 train one seed; their first note says so instead of
+    """Tables 4 and 6 train one seed; their first note says so instead of
     the config's seed list."""
     from papers.vmsst.report import where
 

@@ -1,4 +1,4 @@
-"""VMSST's run list per scale (papers/vmsst/runs.py) and the step-0 model every setting starts from (issue 35: what
+"""VMSST's run list per scale (papers/vmsst/runs.py) and the step-0 model every setting starts from (what
 training adds); the mini scale trains Table 1 only, and its tables and claims say what is not run."""
 import yaml
 
