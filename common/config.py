@@ -21,10 +21,13 @@ import yaml
 from referencing import Registry, Resource
 
 ROOT = Path(__file__).resolve().parent.parent
-SCALES = ("smoke", "mini", "paper", "rehearsal")
+SCALES = ("smoke", "mini", "paper", "rehearsal", "ci")
 # scales that run the paper's code paths: its corpora (downloads), pinned checkpoints, launchers and tables.
-# ``rehearsal`` is the paper config with tiny widths, steps and corpora, on a CPU against a local mirror.
-PAPER_SCALES = ("paper", "rehearsal")
+# ``rehearsal`` is the paper config with tiny widths, steps and corpora, on a CPU against a local mirror; ``ci`` is
+# the rehearsal with its run registry cut to one run per distinct code path (the default test suite's rehearsal).
+PAPER_SCALES = ("paper", "rehearsal", "ci")
+# the rehearsals of the paper scale on a CPU: downloads from the local mirror (built from the rehearsal configs)
+REHEARSAL_SCALES = ("rehearsal", "ci")
 LEADERBOARD = "leaderboard"
 # sections of the leaderboard config that every method's config takes as they are
 SHARED_SECTIONS = ("scale", "description", "resources", "corpus", "tokenizer", "encoders", "pooling", "training",
@@ -97,15 +100,18 @@ def _plain(value: Any) -> Any:
     return [_plain(v) for v in value] if isinstance(value, list) else value
 
 
-def _load_config_file(path: Path) -> dict[str, Any]:
-    """A config file; one that says ``extends: <scale>`` is that scale's file of the same folder with this file's
-    keys merged over it (:func:`merge`): the rehearsal is the paper config with its sizes shrunk."""
+def _load_config_file(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """A config file; one that says ``extends: <scale>`` is that scale's file of the same folder (itself loaded so,
+    in turn) with this file's keys merged over it (:func:`merge`): the rehearsal is the paper config with its sizes
+    shrunk, and ``ci`` the rehearsal with its runs cut."""
     cfg = _load_yaml(path)
     if "extends" in cfg:
         base = path.with_name(f"{cfg.pop('extends')}.yaml")
         if not base.exists():
             raise ConfigError(f"{path}: extends {base.stem!r}, but {base} does not exist")
-        cfg = merge(_load_yaml(base), cfg)
+        if base in seen or base == path:
+            raise ConfigError(f"{path}: extends {base.stem!r}, which extends it in turn (a cycle)")
+        cfg = merge(_load_config_file(base, (*seen, path)), cfg)
     return cfg
 
 

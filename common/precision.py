@@ -40,7 +40,7 @@ log = logging.getLogger(__name__)
 PRECISIONS = ("bf16", "fp16", "fp32")
 # the scales whose jobs keep bf16 on a CPU that emulates it (common.config.PAPER_SCALES; not imported, to keep this
 # module free of the config's imports)
-KEEP_BF16_SCALES = ("paper", "rehearsal")
+KEEP_BF16_SCALES = ("paper", "rehearsal", "ci")
 # names the configs used before the policy: refused with a pointer to the policy's name
 RENAMED = {"amp_bf16": "bf16", "amp_fp16": "fp16"}
 
@@ -78,15 +78,21 @@ def run_precision(precision: str, scale: str, device_type: str | None = None, re
     """
     import torch
 
+    device_type = device_type or ("cuda" if torch.cuda.is_available() else "cpu")
     if precision == "bf16" and resumed in ("bf16", "fp32"):
         log.info("resuming a run that ran in %s: it continues in it (common/precision.py)", resumed)
-        return resumed
-    device_type = device_type or ("cuda" if torch.cuda.is_available() else "cpu")
-    if (precision == "bf16" and device_type == "cpu" and scale not in KEEP_BF16_SCALES
+        precision = resumed
+    elif (precision == "bf16" and device_type == "cpu" and scale not in KEEP_BF16_SCALES
             and not cpu_runs_bf16_natively()):
         log.warning("this CPU emulates bf16 (oneDNN: no AVX-512 or AMX), so this %s-scale job runs in fp32 "
                     "(common/precision.py)", scale)
         return "fp32"
+    if precision == "bf16" and device_type == "cpu":  # the log says which arithmetic ran (the rehearsals read it)
+        if cpu_runs_bf16_natively():
+            log.info("precision: bf16 on this CPU, natively (oneDNN runs bf16 with AVX-512 BF16 or AMX)")
+        else:
+            log.warning("precision: bf16 on this CPU, emulated (oneDNN: no AVX-512 or AMX): the %s scale keeps the "
+                        "paper's arithmetic path, slowly (common/precision.py)", scale)
     return precision
 
 

@@ -1,7 +1,7 @@
 """The suite's long end-to-end runs, started together when the session starts (docs/tests.md, "the test budget").
 
-The smoke run (``snakemake all``, tests/test_workflow.py) and the rehearsal (the GPU acceptance's CPU fallback,
-tests/test_rehearsal.py) are each a few hundred short jobs, most of whose time is interpreter start-up. Run one after
+The smoke run (``snakemake all``, tests/test_workflow.py) and the ci rehearsal (the GPU acceptance's CPU fallback,
+tests/test_rehearsal.py) are each many short jobs, most of whose time is interpreter start-up. Run one after
 the other, each left part of the two cores idle between its jobs, and together they took most of CI's 40 minutes.
 Here a test module declares its run with :func:`declare`; the session fixture in ``tests/conftest.py`` starts every
 declared run that a selected test needs (through its fixture) before the first test, in the background, and each
@@ -65,6 +65,13 @@ class Run:
     @property
     def returncode(self) -> int | None:
         return self.proc.returncode if self.proc is not None else None
+
+    def seconds(self) -> float | None:
+        """How long the run ran, once it has ended: from its start to the last write of its output (it writes a line
+        as it ends, Snakemake its summary, the acceptance its report's path)."""
+        if self.proc is None or self.proc.poll() is None or self.output is None or not self.output.exists():
+            return None
+        return self.output.stat().st_mtime - self.started
 
     def tail(self, chars: int = 6000) -> str:
         return self.output.read_text(errors="replace")[-chars:] if self.output and self.output.exists() else ""

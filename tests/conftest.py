@@ -26,3 +26,10 @@ def _background_runs(request, tmp_path_factory):
     yield
     for run in runs:  # a run no test waited for to the end (a failed or interrupted session)
         run.stop()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Each background run's duration, for CI's log (.ci/run prints these lines again with its own times)."""
+    for run in background.RUNS.values():
+        if (seconds := run.seconds()) is not None:
+            terminalreporter.write_line(f"background run {run.fixture}: {seconds:.0f} s, exit status {run.returncode}")

@@ -28,6 +28,7 @@ def test_only_the_runs_a_selected_test_needs_start(runs, tmp_path_factory):
     assert [r.fixture for r in started] == ["needed"] and runs["unused"].proc is None
     run = background.wait("needed")  # its command was built from the tests that need it
     assert run.returncode == 3 and run.tail().strip() == f"in {run.workdir} ['a']"
+    assert 0 <= run.seconds() < 60 and runs["unused"].seconds() is None  # CI's log prints the durations
     with pytest.raises(ValueError, match="declared twice"):
         background.declare("needed", timeout=1)(lambda d, tests: [])
 

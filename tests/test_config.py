@@ -1,6 +1,6 @@
 import pytest
 
-from common.config import ConfigError, load_paper_config, workflow_config
+from common.config import SCALES, ConfigError, load_paper_config, workflow_config
 
 
 def test_defaults_and_validation():
@@ -13,10 +13,27 @@ def test_defaults_and_validation():
 
 
 @pytest.mark.parametrize("paper", ["dap", "moco", "vmsst", "hictl"])
-@pytest.mark.parametrize("scale", ["smoke", "mini", "paper"])
+@pytest.mark.parametrize("scale", SCALES)
 def test_paper_configs_valid(paper, scale):
     cfg = load_paper_config(paper, scale)
     assert cfg["scale"] == scale
+
+
+def test_a_config_extends_one_that_extends_another_and_a_cycle_is_refused(tmp_path):
+    """``ci`` extends ``rehearsal``, which extends ``paper``: each file's keys over the one it extends."""
+    from common.config import _load_config_file
+
+    (tmp_path / "paper.yaml").write_text("scale: paper\ntraining: {max_steps: 100, gpus: 8}\nseeds: [1, 2]\n")
+    (tmp_path / "rehearsal.yaml").write_text("extends: paper\nscale: rehearsal\ntraining: {max_steps: 8}\n")
+    (tmp_path / "ci.yaml").write_text("extends: rehearsal\nscale: ci\nseeds: [1]\n")
+    assert _load_config_file(tmp_path / "ci.yaml") == {"scale": "ci", "training": {"max_steps": 8, "gpus": 8},
+                                                       "seeds": [1]}
+    (tmp_path / "paper.yaml").write_text("extends: ci\nscale: paper\n")
+    with pytest.raises(ConfigError, match=r"paper\.yaml: extends 'ci', which extends it in turn"):
+        _load_config_file(tmp_path / "ci.yaml")
+    (tmp_path / "ci.yaml").write_text("extends: huge\n")
+    with pytest.raises(ConfigError, match=r"ci\.yaml: extends 'huge', but .*huge\.yaml does not exist"):
+        _load_config_file(tmp_path / "ci.yaml")
 
 
 def test_paper_config_unknown_key(tmp_path, monkeypatch):

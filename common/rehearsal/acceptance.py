@@ -1,4 +1,4 @@
-"""GPU acceptance of the paper path in one command (issue 31, part 3): ``scripts/gpu_acceptance.sh``.
+"""GPU acceptance of the paper path in one command: ``scripts/gpu_acceptance.sh``.
 
 On a machine with a GPU it runs, and reports in ``<out>/README.md`` (``figures/gpu/<device>/`` by default) with
 ``acceptance.json`` beside it:
@@ -10,12 +10,15 @@ On a machine with a GPU it runs, and reports in ``<out>/README.md`` (``figures/g
    generator of dropout is restored);
 3. every paper's rehearsal (``snakemake papers/<p>/all --config scale=rehearsal``) on the device: NCCL and bf16,
    world size 1 (``gpus=1``), and, where the machine has two GPUs, DAP's at world size 2; per paper the jobs, the
-   wall time, the median training step time and the peak memory of its training runs;
+   wall time, the median training step time and the peak memory of its training runs. ``--scale ci`` runs the
+   ``ci`` rehearsal instead: the same paper paths with each paper's run registry cut to one run per distinct code
+   path (``papers/<p>/config/ci.yaml``);
 4. the MFU benchmark (``scripts/bench_mfu.py``): the training step's speed ladder at the papers' shapes.
 
 ``--device cpu`` runs the same checks on the CPU (gloo, the rehearsal's 2 ranks, a shrunk MFU benchmark) so the
-script cannot rot: the default test suite runs it (tests/test_rehearsal.py). A check that fails is reported as
-failed, with its log, and the command exits 1.
+script cannot rot: the default test suite runs it with ``--scale ci`` for every paper, and the slow tests with the
+full rehearsal (tests/test_rehearsal.py). A check that fails is reported as failed, with its log, and the command
+exits 1.
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ import logging
 import os
 import platform
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -36,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from common import requirements
-from common.config import papers
+from common.config import REHEARSAL_SCALES, papers
 from common.data import corpora
 from common.io import atomic_write, read_json, write_json
 from common.rehearsal import mirror
@@ -160,10 +164,16 @@ def _training_figures(results: Path) -> dict[str, Any]:
             "peak_memory_mb": max(peaks) if peaks else None}
 
 
+def _children_cpu() -> float:
+    """CPU seconds (user and system) of this process's ended children and theirs: around a workflow run, its jobs'."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def rehearsal_check(papers: list[str], workdir: Path, data_root: str, cores: int, gpus: int | None,
-                    name: str, timeout: float = 3600) -> Check:
-    """``snakemake papers/<p>/all --config scale=rehearsal`` for ``papers`` in one workflow run; past ``timeout``
-    seconds the workflow is stopped and the check fails with the jobs it had done."""
+                    name: str, timeout: float = 3600, scale: str = "rehearsal") -> Check:
+    """``snakemake papers/<p>/all --config scale=<scale>`` (``rehearsal`` or ``ci``) for ``papers`` in one workflow
+    run; past ``timeout`` seconds the workflow is stopped and the check fails with the jobs it had done."""
     t0 = time.time()
     # a module the jobs import lazily (sacreMoses for NMT BLEU) would otherwise fail minutes into the run
     missing = requirements.missing(["snakemake", *dict.fromkeys(m for p in papers for m in requirements.modules(p))])
@@ -172,13 +182,14 @@ def rehearsal_check(papers: list[str], workdir: Path, data_root: str, cores: int
                      "not started: these modules do not import\n" + "\n".join(missing))
     # so would an evaluation set the corpus prep reads in place (on 2026-12-05, a data root without the STS sets)
     data_root = str(Path(data_root).resolve())  # as snakemake's jobs see it from their workdir
-    absent = [str(f) for f in corpora.absent(mirror.data_root_paths(papers, "rehearsal", Path(data_root)))]
+    absent = [str(f) for f in corpora.absent(mirror.data_root_paths(papers, scale, Path(data_root)))]
     if absent:
         return Check(name, False, time.time() - t0, {"gpus": gpus, "not_started": "files missing from the data root"},
                      f"not started: these are missing from the data root {data_root}\n" + "\n".join(absent))
-    config = ["scale=rehearsal", f"data_root={data_root}"] + ([f"gpus={gpus}"] if gpus is not None else [])
+    config = [f"scale={scale}", f"data_root={data_root}"] + ([f"gpus={gpus}"] if gpus is not None else [])
     cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
            *[f"papers/{p}/all" for p in papers], "--cores", str(cores), "--keep-going", "--config", *config]
+    before = _children_cpu()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         returncode, output = proc.returncode, proc.stdout + proc.stderr
@@ -186,15 +197,21 @@ def rehearsal_check(papers: list[str], workdir: Path, data_root: str, cores: int
         returncode = -1
         output = "".join(o.decode(errors="replace") if isinstance(o, bytes) else (o or "")
                          for o in (stopped.stdout, stopped.stderr)) + f"\n[stopped after {timeout:.0f} s]"
-    details: dict[str, Any] = {"command": "snakemake " + " ".join(cmd[5:]), "gpus": gpus}
+    details: dict[str, Any] = {"command": "snakemake " + " ".join(cmd[5:]), "scale": scale, "gpus": gpus,
+                               "cpu_s": round(_children_cpu() - before)}
     jobs = re.search(r"^total\s+(\d+)$", output, flags=re.M)
     details["jobs"] = int(jobs.group(1)) if jobs else None
     done = re.findall(r"^(\d+) of \d+ steps", output, flags=re.M)
     details["jobs_done"] = int(done[-1]) if done else 0
     for p in papers:
-        details[p] = _training_figures(workdir / "results" / "rehearsal" / p)
-        details[p]["tables"] = len(list((workdir / "figures" / p / "rehearsal").glob("*.csv")))
+        details[p] = _training_figures(workdir / "results" / scale / p)
+        details[p]["tables"] = len(list((workdir / "figures" / p / scale).glob("*.csv")))
     return Check(name, returncode == 0, time.time() - t0, details, "" if returncode == 0 else output[-4000:])
+
+
+def rehearsal_name(scale: str, ranks: str, of: str = "") -> str:
+    """The rehearsal check's name in the report: 'rehearsal, 2 gloo ranks', 'ci rehearsal of DAP, world size 2'."""
+    return f"{'ci ' if scale == 'ci' else ''}rehearsal{f' of {of}' if of else ''}, {ranks}"
 
 
 def mfu_check(device: str, out: Path) -> Check:
@@ -243,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--papers", nargs="+", default=list(PAPERS), choices=PAPERS)
     p.add_argument("--cores", type=int, default=os.cpu_count() or 2)
     p.add_argument("--checks", nargs="+", default=list(CHECKS), choices=CHECKS, help="which checks to run")
+    p.add_argument("--scale", default="rehearsal", choices=REHEARSAL_SCALES,
+                   help="the rehearsal to run: every run of the paper configs (rehearsal) or one per code path (ci)")
     p.add_argument("--rehearsal-timeout", type=float, default=3600, help="seconds before the rehearsal is stopped")
     p.add_argument("--trainer-check", default=None, help=argparse.SUPPRESS)
     p.add_argument("--work", default=None, help=argparse.SUPPRESS)
@@ -274,12 +293,12 @@ def main(argv: list[str] | None = None) -> int:
     if "rehearsal" in a.checks:
         # on a GPU, one rank per GPU: world size 1 for every paper, and 2 for DAP where there are two GPUs; on the CPU
         # the rehearsal's own 2 gloo ranks
-        done(rehearsal_check(a.papers, work / "rehearsal", a.data_root, a.cores, 1 if a.device == "cuda" else None,
-                             "rehearsal, " + ("world size 1" if a.device == "cuda" else "2 gloo ranks"),
-                             a.rehearsal_timeout))
+        done(rehearsal_check(a.papers, work / a.scale, a.data_root, a.cores, 1 if a.device == "cuda" else None,
+                             rehearsal_name(a.scale, "world size 1" if a.device == "cuda" else "2 gloo ranks"),
+                             a.rehearsal_timeout, a.scale))
         if gpus >= 2 and "dap" in a.papers:
-            done(rehearsal_check(["dap"], work / "rehearsal-2gpu", a.data_root, a.cores, 2,
-                                 "rehearsal of DAP, world size 2", a.rehearsal_timeout))
+            done(rehearsal_check(["dap"], work / f"{a.scale}-2gpu", a.data_root, a.cores, 2,
+                                 rehearsal_name(a.scale, "world size 2", "DAP"), a.rehearsal_timeout, a.scale))
     for c in checks:
         log.info("%s: %s (%.0f s)", c.name, "passed" if c.passed else "FAILED", c.seconds)
     log.info("report: %s", out / "README.md")

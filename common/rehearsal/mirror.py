@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from common.config import LEADERBOARD, load_config, papers
+from common.config import LEADERBOARD, REHEARSAL_SCALES, load_config, papers
 from common.data import corpora
 from common.data import download as dl
 from common.io import write_json
@@ -457,14 +457,14 @@ class Listing(Mirror):
 
 def data_root_paths(experiments: Iterable[str], scale: str, data_root: Path) -> list[Path]:
     """What the jobs of ``experiments`` at ``scale`` read from ``data_root``: what their corpus kinds read in place
-    (:func:`common.data.corpora.in_place`: the English STS and STS17 sets), and at rehearsal scale the real files
+    (:func:`common.data.corpora.in_place`: the English STS and STS17 sets), and at the rehearsal scales the real files
     that the mirror serves from there (Tatoeba v1, which the paper scale downloads). The mirror rule builds every
     experiment's mirror at once, so those are every experiment's, whichever are run."""
     corpus = {e: load_config(e, scale)["corpus"] for e in experiments}
     paths = [p for e, c in corpus.items() for p in corpora.in_place(c["kind"], data_root, c.get(c["kind"]))]
-    if scale == "rehearsal":
+    if scale in REHEARSAL_SCALES:
         listing = Listing(data_root)
-        populate(listing, EXPERIMENTS, scale)
+        populate(listing, EXPERIMENTS, "rehearsal")  # the mirror is built from the rehearsal configs
         paths += listing.data_root_files
     return list(dict.fromkeys(paths))
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from common.config import REHEARSAL_SCALES
+
 
 @dataclass(frozen=True)
 class Paths:
@@ -44,8 +46,9 @@ class Paths:
 
 
 def mirror_dir(config: dict[str, Any]) -> str | None:
-    """The rehearsal's local mirror of every download (built by the top-level ``mirror`` rule), or None."""
-    return f"{config['results_root']}/rehearsal/mirror" if config["scale"] == "rehearsal" else None
+    """The rehearsal's local mirror of every download (built by the top-level ``mirror`` rule from the rehearsal
+    configs, so it serves the ``ci`` scale's cut of them too), or None."""
+    return f"{config['results_root']}/rehearsal/mirror" if config["scale"] in REHEARSAL_SCALES else None
 
 
 def download_args(config: dict[str, Any]) -> list[str]:

@@ -13,7 +13,7 @@ from common.nmt import plan
 from common.report.claim import Claim, Side, reported, task_side
 from common.report.claims import Combined, CorpusBleu
 from papers.hictl.names import LABEL, arrow
-from papers.hictl.variants import ABLATIONS
+from papers.hictl.variants import ablations
 from papers.hictl.xtreme import comparison_basis, setting_tasks
 
 SHORT = {"xnli@zero-shot": "XNLI", "bucc@ratio-k4": "BUCC", "tatoeba@cosine": "Tatoeba"}
@@ -72,7 +72,7 @@ def declare(cfg: dict) -> list[Claim]:
                      _overall(LABEL["hictl_hns"], "hictl_hns", init, basis, seed),
                      reported=_paper(REPORTED["table3"], LABEL[name], "Full Model", "avg",
                                      "translate-train-all, its 9 tasks' average"))
-               for name in ABLATIONS]
+               for name in ablations(cfg)]
     return claims
 
 

@@ -1,12 +1,13 @@
 """HICTL's runs: Table 1's models (the untrained initial encoder, the MLM/TLM-only baseline, HICTL, HICTL + hard
 negatives) for every encoder setting and seed (the initial encoder too: XNLI fine-tunes it on the seed, and a claim
-pairs it with HICTL seed by seed), Table 3's ablations of the full model
-on the first setting (``ablation_seed``); every run on the config's XTREME tasks (``hictl.tasks``: the ones with
-data at the scale), and Figure 4's t-SNE (``hictl-tsne``) for the initial encoder and the full model (first seed)."""
+pairs it with HICTL seed by seed), Table 3's ablations of the full model on the first setting (``ablation_seed``;
+``hictl.ablations`` may list a subset, or none as the ci scale does); every run on the config's XTREME tasks
+(``hictl.tasks``: the ones with data at the scale), and Figure 4's t-SNE (``hictl-tsne``) for the initial encoder
+and the full model (first seed)."""
 from __future__ import annotations
 
 from common.runs import Run, RunRegistry
-from papers.hictl.variants import ABLATIONS
+from papers.hictl.variants import ablations
 
 MAIN = ("init", "lm_only", "hictl", "hictl_hns")
 FIGURE4 = ("init", "hictl_hns")
@@ -21,6 +22,6 @@ def registry(cfg: dict) -> RunRegistry:
             for s in seeds:
                 figure = m in FIGURE4 and s == seeds[0] and init == first
                 reg.add(Run(m, init, s, tasks + (("hictl-tsne",) if figure else ())))
-    for name in ABLATIONS:
+    for name in ablations(cfg):
         reg.add(Run(name, first, cfg["ablation_seed"], tasks))
     return reg

@@ -25,6 +25,12 @@ VARIANTS = {
 ABLATIONS = ("hictl_hns_no-sctl", "hictl_hns_no-wctl", "hictl_hns_no-mt")
 
 
+def ablations(cfg: dict) -> list[str]:
+    """The Table 3 ablations a config runs (``hictl.ablations``, default all), in Table 3's order."""
+    chosen = cfg["hictl"].get("ablations", ABLATIONS)
+    return [name for name in ABLATIONS if name in chosen]
+
+
 def resolve(name: str) -> dict:
     if name not in VARIANTS:
         raise ValueError(f"unknown HICTL run {name!r}; expected one of {', '.join(VARIANTS)}")

@@ -29,6 +29,25 @@ def test_bf16_falls_back_to_fp32_only_at_cpu_scales_on_an_emulating_cpu(emulatin
     assert precision.run_precision("fp32", "mini", "cpu") == "fp32"
 
 
+@pytest.mark.parametrize("native", [True, False])
+def test_a_paper_scale_job_on_a_cpu_logs_which_bf16_ran(monkeypatch, caplog, native):
+    """The rehearsals keep bf16 on any CPU; the job's log says whether oneDNN ran it natively or emulated it."""
+    monkeypatch.setattr(precision, "cpu_runs_bf16_natively", lambda: native)
+    with caplog.at_level(logging.INFO, logger="common.precision"):
+        assert precision.run_precision("bf16", "ci", "cpu") == "bf16"
+    assert ("precision: bf16 on this CPU, natively" in caplog.text) == native
+    assert ("precision: bf16 on this CPU, emulated" in caplog.text) == (not native)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="common.precision"):  # a resumed run's log says it too
+        assert precision.run_precision("bf16", "ci", "cpu", resumed="bf16") == "bf16"
+    assert "precision: bf16 on this CPU" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="common.precision"):
+        precision.run_precision("bf16", "ci", "cuda")
+        precision.run_precision("fp32", "ci", "cpu")
+    assert "precision: bf16 on this CPU" not in caplog.text
+
+
 def test_a_cpu_with_native_bf16_keeps_it(monkeypatch):
     monkeypatch.setattr(precision, "cpu_runs_bf16_natively", lambda: True)
     assert precision.run_precision("bf16", "mini", "cpu") == "bf16"

@@ -1,5 +1,5 @@
 # Shared downloads, included once by the top-level Snakefile (one copy for every paper): the pinned Hub
-# checkpoints (common/models/hub.py) into cache_root, and at scale=rehearsal the local mirror that stands in for
+# checkpoints (common/models/hub.py) into cache_root, and at scale=rehearsal (and ci) the local mirror that stands in for
 # every download host (common/rehearsal/mirror.py).
 import re
 from pathlib import Path
