@@ -82,6 +82,10 @@ def test_a_dap_step_counted_through_its_recipe(tmp_path, monkeypatch):
     assert counts[1].flops == pytest.approx(2 * counts[0].flops, rel=0.05)
     assert counts[1].activation_bytes > counts[0].activation_bytes > 0
     assert counts[0].training["global_batch_size"] == 1024  # the paper's
+    # DAP's RTL head scores positions that the paper config pads to a multiple of 64: counted unpadded, its work
+    # grows with the rows (padded, the probe's few rows would all be 64 positions, and the fit per row would miss it)
+    dap = probe.count_steps("dap", cfg, Run("dap", "mbert", 1), (2, 4), manifest, tmp_path / "dap")
+    assert dap[1].flops == pytest.approx(2 * dap[0].flops, rel=0.05) and dap[0].training["pad_scored_to"] == 1
     # the encoder saved as it starts: its parameters, and one rank's model states, no step
     from common.census.__main__ import _counted, shaped
     from common.census.measured import Mfu
