@@ -78,7 +78,7 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict[str, A
                     # counted in full before (a quieter machine), not now: the earlier row, on the config's GPUs
                     log.warning("%s %s: kept from the earlier census (%s)", paper, job,
                                 counted.get("not_counted") or counted.get("error"))
-                    rows.append({**earlier, "seeds": len(runs), "gpus_from": "paper"})
+                    rows.append(kept(earlier, len(runs)))
                     save(rows)
                     continue
             row = {"paper": paper, "job": job, "seeds": len(runs),
@@ -103,6 +103,17 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict[str, A
 
 def _job_mfu(paper: str, job: str, assumed: float, figures: Path, rows: float, length: int) -> measured.Mfu:
     return measured.job_mfu(paper, job, rows, length, assumed, figures)
+
+
+def kept(earlier: dict[str, Any], seeds: int) -> dict[str, Any]:
+    """An earlier census's row of a job counted on the config's GPUs, kept where it cannot be counted now: its
+    Slurm limit and resubmissions under today's rule (:func:`common.census.estimate.runtime_minutes`)."""
+    row = {**earlier, "seeds": seeds, "gpus_from": "paper"}
+    if "wall_hours" in row:
+        hours = row["wall_hours"]["a100"]
+        row["runtime_minutes"] = est.runtime_minutes(hours)
+        row["resubmissions"] = est.resubmissions(hours, row["runtime_minutes"])
+    return row
 
 
 # What a training job's row keeps from its count (the rest follows from these, its shape and its MFU: :func:`shaped`)
