@@ -78,7 +78,7 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict[str, A
                     # counted in full before (a quieter machine), not now: the earlier row, on the config's GPUs
                     log.warning("%s %s: kept from the earlier census (%s)", paper, job,
                                 counted.get("not_counted") or counted.get("error"))
-                    rows.append(kept(earlier, len(runs)))
+                    rows.append(kept(earlier, len(runs), counted.get("not_counted") or counted["error"]))
                     save(rows)
                     continue
             row = {"paper": paper, "job": job, "seeds": len(runs),
@@ -105,10 +105,10 @@ def _job_mfu(paper: str, job: str, assumed: float, figures: Path, rows: float, l
     return measured.job_mfu(paper, job, rows, length, assumed, figures)
 
 
-def kept(earlier: dict[str, Any], seeds: int) -> dict[str, Any]:
-    """An earlier census's row of a job counted on the config's GPUs, kept where it cannot be counted now: its
-    Slurm limit and resubmissions under today's rule (:func:`common.census.estimate.runtime_minutes`)."""
-    row = {**earlier, "seeds": seeds, "gpus_from": "paper"}
+def kept(earlier: dict[str, Any], seeds: int, why: str) -> dict[str, Any]:
+    """An earlier census's row of a job counted on the config's GPUs, kept where it cannot be counted now (``why``):
+    its Slurm limit and resubmissions under today's rule (:func:`common.census.estimate.runtime_minutes`)."""
+    row = {**earlier, "seeds": seeds, "gpus_from": "paper", "kept_from_earlier": why}
     if "wall_hours" in row:
         hours = row["wall_hours"]["a100"]
         row["runtime_minutes"] = est.runtime_minutes(hours)
@@ -383,6 +383,10 @@ def markdown(rows: list[dict[str, Any]], mfu: float, checks: dict[str, dict[str,
                   *(h.format(batch="micro batch / GPU (x accumulated)", seen="pairs seen (M)") for h in HEADER),
                   *(_line(r, mfu) for r in mine), ""]
         for r in mine:
+            if "kept_from_earlier" in r:
+                lines += [f"{r['job']}: kept from an earlier census, on the config's GPUs at the assumed MFU (not "
+                          f"counted this time: {r['kept_from_earlier'].removeprefix('activations and FLOPs: ')}); "
+                          "a census on a machine with the memory free counts it and shapes it from memory.", ""]
             if "step_counted_as" in r:
                 lines += [f"{r['job']}: {r['too_large_here']}. Its FLOPs and activations per step are those of "
                           f"{r['step_counted_as']}, counted: the two models route each sentence through one of several "

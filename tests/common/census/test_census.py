@@ -38,6 +38,11 @@ def test_resubmissions_and_the_retries_they_need():
     assert est.needs(0, 0, 1e18, 1, 1, 1.0)["resubmissions"] == 0
     rows = [{"resubmissions": 2}, {"resubmissions": 5}, {"job": "no step"}]
     assert est.required_retries(rows) == 5 + est.FAILURE_RETRIES == 7
+    # a row kept from an earlier census (its job not countable now) gets today's limit and resubmissions
+    from common.census.__main__ import kept
+
+    row = kept({"job": "a/b", "gpus": 8, "wall_hours": {"a100": 100.0}, "runtime_minutes": 7500}, 1, "too large")
+    assert (row["runtime_minutes"], row["resubmissions"], row["gpus_from"]) == (2880, 2, "paper")
 
 
 def test_the_slurm_profile_allows_the_resubmissions_the_census_expects():
