@@ -4,14 +4,18 @@
     python -m common.census --papers dap --out figures/census/paper
 
 For each training job of a paper's run registry at paper scale (runs that differ only by seed are one row, their
-count in ``seeds``): the step counted by :mod:`common.census.probe` at two batch sizes, scaled to the job's per-GPU
-micro batch and steps by :mod:`common.census.estimate` (a run that only saves its encoder: its parameters on its one
-rank, no step; :func:`common.runs.placement`); memory per GPU against the GPU's memory (``fits``), wall time
-and GPU-hours on A100 and H100 at the stated MFU, and the paper's reported compute beside the sum. The JSON is what
-the workflow reads for the paper-scale train and evaluation rules' ``runtime``, ``mem_mb`` and GPU count
-(:func:`common.workflow.launch.train_resources`), so the Slurm profile and the census cannot disagree. HICTL's
-NMT jobs are counted by :mod:`common.census.nmt`, every paper's evaluation jobs by :mod:`common.census.evaluation`,
-its corpus job by :mod:`common.census.corpus`.
+count in ``seeds``): the step counted by :mod:`common.census.probe` at two batch sizes and kept as fits
+(:data:`COUNTED`; a later census shapes and prices the row again without a new count), its GPUs
+(``training.job_gpus``: the fewest whose memory holds the global batch at one micro batch,
+:mod:`common.census.shape`, or the config's; a run that only saves its encoder: its parameters on its one rank, no
+step; :func:`common.runs.placement`), scaled to the job's per-GPU micro batch and steps by
+:mod:`common.census.estimate`; memory per GPU against the GPU's memory (``fits``), wall time and GPU-hours on A100
+and H100 at the job's MFU (measured for its recipe at its shape, else assumed: :mod:`common.census.measured`), its
+Slurm limit and resubmissions, and the paper's reported compute beside the sum. The JSON is what the workflow reads
+for the paper-scale train and evaluation rules' ``runtime``, ``mem_mb`` and GPU count
+(:func:`common.workflow.launch.train_resources`, :func:`common.workflow.launch.job_census_gpus`), so the Slurm
+profile and the census cannot disagree. HICTL's NMT jobs are counted by :mod:`common.census.nmt`, every paper's
+evaluation jobs by :mod:`common.census.evaluation`, its corpus job by :mod:`common.census.corpus`.
 """
 from __future__ import annotations
 
