@@ -23,13 +23,44 @@ def saves_only(method: str) -> bool:
     return method == INIT
 
 
-def placement(training: dict[str, Any], method: str = "") -> tuple[int, int]:
-    """(GPUs per node, nodes) of the job of a run of ``method`` under a config's ``training`` section: the config's,
-    or one rank (one GPU where the training jobs have GPUs) for a run that only saves its encoder. The job shapes
+# ``training.job_gpus``: where a paper-scale training job's GPU count comes from (common/census/shape.py)
+JOB_GPUS = ("memory", "paper")
+
+
+def job_gpus_rule(training: dict[str, Any]) -> str | int:
+    """``training.job_gpus``: ``memory`` (the census's count from memory), ``paper`` (the config's ``gpus``; the
+    default) or a GPU count per node for every training job."""
+    value = training.get("job_gpus", "paper")
+    if isinstance(value, bool) or not (value in JOB_GPUS or isinstance(value, int) and value >= 0):
+        raise ValueError(f"training.job_gpus: {value!r} is not one of {JOB_GPUS} or a GPU count")
+    return value if isinstance(value, int) else str(value)
+
+
+def gpus_source(training: dict[str, Any], from_memory: int | None) -> str:
+    """Where :func:`placement` takes a training job's GPU count from: ``memory``, ``paper`` (the config's ``gpus``:
+    the rule says so, or memory found no count) or ``config`` (``job_gpus`` is a count)."""
+    rule = job_gpus_rule(training)
+    if isinstance(rule, int):
+        return "config"
+    return "memory" if rule == "memory" and from_memory is not None else "paper"
+
+
+def placement(training: dict[str, Any], method: str = "", from_memory: int | None = None) -> tuple[int, int]:
+    """(GPUs per node, nodes) of the job of a run of ``method`` under a config's ``training`` section: one rank (one
+    GPU where the training jobs have GPUs) for a run that only saves its encoder; otherwise by ``training.job_gpus``
+    (:func:`gpus_source`): ``from_memory`` GPUs of one node (the census's count, :mod:`common.census.shape`), the
+    config's ``gpus`` and ``nodes``, or the rule's count per node. The job shapes
     (:func:`common.workflow.launch.shape`), the census's rows and the Slurm figures read from the census all take a
     job's ranks from here."""
     gpus, nodes = int(training.get("gpus", 0)), int(training.get("nodes", 1))
-    return (min(1, gpus), 1) if saves_only(method) else (gpus, nodes)
+    if saves_only(method):
+        return min(1, gpus), 1
+    source, rule = gpus_source(training, from_memory), job_gpus_rule(training)
+    if source == "config" and isinstance(rule, int):
+        return rule, nodes
+    if source == "memory" and from_memory is not None:
+        return from_memory, 1
+    return gpus, nodes
 
 
 @dataclass(frozen=True)

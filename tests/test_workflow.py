@@ -269,21 +269,32 @@ def paper_dry_run(workdir: Path, target: str) -> tuple[dict[str, int], str]:
     return job_counts(printed, target.split("/")[-2]), printed
 
 
-def assert_slurm_shape(printed: str, rule: str, gpus: int, cpus: int) -> None:
-    """Every job of a training rule prints its Slurm shape (one node, the GPUs, CPUs for all ranks) and runs our
-    per-node launcher with one rank per GPU; a run that only saves its encoder (method init) asks for one GPU and
-    the CPUs of one rank, and runs one process."""
+def assert_slurm_shape(printed: str, rule: str, experiment: str, threads: int = 8) -> dict[str, int]:
+    """Every job of a training rule prints its Slurm shape: one node, the GPUs the census found for it from memory
+    (figures/census/paper.json, ``gpus_from: memory``: the fewest whose memory holds its global batch at one micro
+    batch; the config's where it did not), the CPUs of its ranks and the census's runtime; it runs our per-node
+    launcher with one rank per GPU, or one process on one GPU. A run that only saves its encoder (method init)
+    asks for one GPU and the CPUs of one rank. Returns each job's GPUs (``init/method`` -> GPUs)."""
+    from common.workflow.launch import census_jobs
+
+    census = census_jobs(experiment)
     blocks = job_blocks(printed, rule)
     saves = [b for b in blocks if "method=init," in b]
     assert saves and len(saves) < len(blocks)
+    shapes = {}
     for b in blocks:
-        if b in saves:
-            assert f"gpu=1, nodes=1, cpus_per_task={cpus // gpus}, runtime=" in b, b
-            assert "OMP_NUM_THREADS=8 python -m papers." in b and "common.distributed.launch" not in b, b
-            assert int(re.search(r"runtime=(\d+)", b).group(1)) >= 30, b  # the census's minutes, not divided by 8
-            continue
-        assert f"gpu={gpus}, nodes=1, cpus_per_task={cpus}, runtime=" in b, b
-        assert f"python -m common.distributed.launch --nproc {gpus} -m papers." in b, b
+        job = "/".join(re.search(rf"{key}=([^,\s]+)", b).group(1) for key in ("init", "method"))
+        row = census[job]
+        gpus = row["gpus"]
+        assert row.get("gpus_from") in ({"one rank"} if b in saves else {"memory", "paper"}), (job, row)
+        assert f"gpu={gpus}, nodes=1, cpus_per_task={threads * gpus}," in b, b
+        assert f"runtime={row['runtime_minutes']}" in b and f"mem_mb={row['mem_mb']}" in b, b
+        if gpus > 1:
+            assert f"OMP_NUM_THREADS={threads} python -m common.distributed.launch --nproc {gpus} -m papers." in b, b
+        else:
+            assert f"OMP_NUM_THREADS={threads} python -m papers." in b and "common.distributed.launch" not in b, b
+        shapes[job] = gpus
+    return shapes
 
 
 def test_dap_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
@@ -296,10 +307,10 @@ def test_dap_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     assert counts["dap_evaluate_task"] == 3 * counts["dap_train"] + 3 and "dap_evaluate" not in counts
     assert printed.count("--task dap-tokens --model-dir") == 3
     assert counts["dap_tokenizer"] == 2 and counts["dap_all"] == 1 and re.search(r"^model\s+2$", printed, re.M)
-    assert_slurm_shape(printed, "dap_train", gpus=8, cpus=64)
+    # every job holds its 1,024 pairs on one 80 GB GPU (the census: TR+TLM on XLM-R base at 74.5 GiB, the most)
+    assert set(assert_slurm_shape(printed, "dap_train", "dap").values()) == {1}
     assert all("gpu=1" in b for b in job_blocks(printed, "dap_evaluate_task"))
-    assert ("OMP_NUM_THREADS=8 python -m common.distributed.launch --nproc 8 -m papers.dap.train --experiment dap "
-            "--scale paper") in printed
+    assert "OMP_NUM_THREADS=8 python -m papers.dap.train --experiment dap --scale paper --method dap " in printed
     for task in ("tatoeba@cosine", "bucc@ratio-k4", "xnli@zero-shot"):
         assert printed.count(f"--task {task} --model-dir") == 28
     # the pinned checkpoints, downloaded once into the cache by the model rule
@@ -314,7 +325,10 @@ def test_moco_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     # Tatoeba, BUCC, STS per run; t-SNE and neighbours for the main run
     assert counts["moco_evaluate_task"] == 14 * 3 + 2
     assert counts["moco_tokenizer"] == 2 and counts["moco_corpus"] == 1 and counts["moco_all"] == 1
-    assert_slurm_shape(printed, "moco_train", gpus=4, cpus=32)
+    # the paper's 4 GPUs hold 1,024 pairs of 128 tokens (2 would not); Figure 2's batch of 256 fits one
+    shapes = assert_slurm_shape(printed, "moco_train", "moco")
+    assert shapes["pair/moco"] == shapes["pair/q204800_t0.1"] == 4 and shapes["pair/q204800_b256"] == 1
+    assert "OMP_NUM_THREADS=8 python -m common.distributed.launch --nproc 4 -m papers.moco.train" in printed
     assert all("gpu=1" in b for b in job_blocks(printed, "moco_evaluate_task"))
     assert "-m papers.moco.train --experiment moco --scale paper --method moco " in printed
     assert "--pretrained hfl/chinese-roberta-wwm-ext" in printed and "--pretrained bert-base-uncased" in printed
@@ -329,7 +343,11 @@ def test_vmsst_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     assert counts["vmsst_train"] == 12 + 3 + 8 + 4 + 8
     assert counts["vmsst_evaluate_task"] == 8 * counts["vmsst_train"]
     assert counts["vmsst_tokenizer"] == 3 and counts["vmsst_corpus"] == 1 and counts["vmsst_all"] == 1
-    assert_slurm_shape(printed, "vmsst_train", gpus=8, cpus=64)
+    # most jobs hold their 2,048 pairs on one GPU; the four-encoder model needs 2; Table 7's 2x and 4x VMSST batches
+    # keep the paper's 8 GPUs and their micro-batches of 256 pairs (vmsst.micro_batch_per_gpu: one micro batch
+    # would need 16 or 32 GPUs)
+    shapes = assert_slurm_shape(printed, "vmsst_train", "vmsst")
+    assert (shapes["l6/vmsst"], shapes["l24/vmsst_4enc"], shapes["l24/vmsst_b4"]) == (1, 2, 8)
     assert "-m papers.vmsst.train --experiment vmsst --scale paper --method vmsst_b4 --init l24" in printed
     assert printed.count("--pretrained google/mt5-large") == 3  # the random-init settings use mT5's vocabulary too
     assert "--task question-retrieval@nq --model-dir" in printed and "--task question-retrieval@mkqa" in printed
@@ -339,9 +357,13 @@ def test_hictl_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     counts, printed = paper_dry_run(tmp_path, "papers/hictl/all")
     # 2 encoders x (init, MLM/TLM only, HICTL, + Hns) and Table 3's 3 ablations of the large model
     assert counts["hictl_train"] == 2 * 4 + 3
-    # every evaluation task of every run is a job of its own, Figure 4's t-SNE included
+    # every evaluation task of every run is a job of its own (a failed task reruns alone), Figure 4's t-SNE included
     assert counts["hictl_evaluate_task"] == 145 and "hictl_evaluate" not in counts
-    assert_slurm_shape(printed, "hictl_train", gpus=8, cpus=64)
+    # HICTL large with both CTLs needs 4 GPUs for its 1,024 examples of up to 2 x 256 tokens, its ablations 2, the
+    # MLM/TLM-only run and every base run 1
+    shapes = assert_slurm_shape(printed, "hictl_train", "hictl")
+    assert (shapes["xlmr_large/hictl_hns"], shapes["xlmr_large/hictl_hns_no-mt"], shapes["xlmr_large/lm_only"],
+            shapes["xlmr_base/hictl_hns"]) == (4, 2, 1, 1)
     assert "-m papers.hictl.train --experiment hictl --scale paper --method hictl_hns --init xlmr_large" in printed
     assert "--task qa@xquad-translate-train-all --model-dir" in printed
     # NMT (section 4.2) from HICTL Base: stage 1 per (setting, pre-trained system), stage 2 per pair, random init

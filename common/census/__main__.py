@@ -4,18 +4,23 @@
     python -m common.census --papers dap --out figures/census/paper
 
 For each training job of a paper's run registry at paper scale (runs that differ only by seed are one row, their
-count in ``seeds``): the step counted by :mod:`common.census.probe` at two batch sizes, scaled to the job's per-GPU
-micro batch and steps by :mod:`common.census.estimate` (a run that only saves its encoder: its parameters on its one
-rank, no step; :func:`common.runs.placement`); memory per GPU against the GPU's memory (``fits``), wall time
-and GPU-hours on A100 and H100 at the stated MFU, and the paper's reported compute beside the sum. The JSON is what
-the workflow reads for the paper-scale train and evaluation rules' ``runtime``, ``mem_mb`` and GPU count
-(:func:`common.workflow.launch.train_resources`), so the Slurm profile and the census cannot disagree. HICTL's
-NMT jobs are counted by :mod:`common.census.nmt`, every paper's evaluation jobs by :mod:`common.census.evaluation`,
-its corpus job by :mod:`common.census.corpus`.
+count in ``seeds``): the step counted by :mod:`common.census.probe` at two batch sizes and kept as fits
+(:data:`COUNTED`; a later census shapes and prices the row again without a new count), its GPUs
+(``training.job_gpus``: the fewest whose memory holds the global batch at one micro batch,
+:mod:`common.census.shape`, or the config's; a run that only saves its encoder: its parameters on its one rank, no
+step; :func:`common.runs.placement`), scaled to the job's per-GPU micro batch and steps by
+:mod:`common.census.estimate`; memory per GPU against the GPU's memory (``fits``), wall time and GPU-hours on A100
+and H100 at the job's MFU (measured for its recipe at its shape, else assumed: :mod:`common.census.measured`), its
+Slurm limit and resubmissions, and the paper's reported compute beside the sum. The JSON is what the workflow reads
+for the paper-scale train and evaluation rules' ``runtime``, ``mem_mb`` and GPU count
+(:func:`common.workflow.launch.train_resources`, :func:`common.workflow.launch.job_census_gpus`), so the Slurm
+profile and the census cannot disagree. HICTL's NMT jobs are counted by :mod:`common.census.nmt`, every paper's
+evaluation jobs by :mod:`common.census.evaluation`, its corpus job by :mod:`common.census.corpus`.
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import logging
 import tempfile
@@ -24,13 +29,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from common.census import corpus, evaluation
+from common.census import corpus, evaluation, measured, shape
 from common.census import estimate as est
 from common.census.crosscheck import crosschecks, describe
 from common.census.probe import StepCount, TooLargeHere, count_parameters, count_steps, probe_corpus, recipe_of
 from common.config import ROOT, ConfigError, load_config, load_yaml, papers
 from common.io import atomic_write, read_json, write_json
-from common.runs import Run, placement, saves_only
+from common.runs import Run, gpus_source, placement, saves_only
 
 log = logging.getLogger(__name__)
 PAPERS = papers("paper")  # every paper with a paper-scale config
@@ -51,9 +56,11 @@ def reported_compute(paper: str) -> tuple[str, float | None]:
 
 
 def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict[str, Any]],
-             save: Callable[[list[dict[str, Any]]], None]) -> list[dict[str, Any]]:
-    """The census rows of a paper's training jobs; ``done`` (job -> row of an earlier census run) are kept as they
-    are, and ``save(rows)`` is called after each new row (a long census resumes where it stopped)."""
+             save: Callable[[list[dict[str, Any]]], None], figures: Path = measured.FIGURES) -> list[dict[str, Any]]:
+    """The census rows of a paper's training jobs; ``done`` (job -> row of an earlier census run) keep what was
+    counted (:data:`COUNTED`) and are shaped and priced again, and ``save(rows)`` is called after each new row (a
+    long census resumes where it stopped). ``mfu``: the assumed MFU, for a job without a measurement under
+    ``figures`` (:func:`common.census.measured.job_mfu`)."""
     cfg = load_config(paper, "paper")
     registry = importlib.import_module(f"papers.{paper}.runs").registry(cfg)
     groups: dict[tuple[str, str], list[Run]] = {}
@@ -65,21 +72,26 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict[str, A
         manifest = probe_corpus(paper, Path(tmp), data_root, cfg.get("census", {}).get("languages"))
         for (init, method), runs in groups.items():
             t0 = time.time()
-            job_gpus, job_nodes = placement(t, method)  # one rank for a save-only run
-            job_ranks = max(1, job_gpus) * job_nodes
-            row: dict[str, Any] = {"paper": paper, "job": f"{init}/{method}", "seeds": len(runs), "gpus": job_gpus,
-                                   "nodes": job_nodes}
-            if row["job"] in done:
-                rows.append({**done[row["job"]], "seeds": len(runs)})
-                continue
-            work = Path(tmp) / f"{init}.{method}"
-            if saves_only(method):
-                row.update(_saved(count_parameters(paper, cfg, runs[0], manifest, work), job_ranks, mfu))
-            else:
-                row.update(_probe(paper, cfg, runs[0], manifest, work, job_ranks, mfu))
-            log.info("%s %s: %.1f GiB per GPU, %.0f A100-hours (%.0f s)", paper, row["job"],
-                     row.get("memory_per_gpu_gib", float("nan")), row.get("gpu_hours", {}).get("a100", float("nan")),
-                     time.time() - t0)
+            job = f"{init}/{method}"
+            counted = done.get(job)
+            if counted is None or not reusable(counted, method):
+                work = Path(tmp) / f"{init}.{method}"
+                earlier, counted = counted, (_counted(count_parameters(paper, cfg, runs[0], manifest, work))
+                                             if saves_only(method) else _probe(paper, cfg, runs[0], manifest, work))
+                if earlier is not None and ({"not_counted", "error"} & counted.keys()):
+                    # counted in full before (a quieter machine), not now: the earlier row, on the config's GPUs
+                    log.warning("%s %s: kept from the earlier census (%s)", paper, job,
+                                counted.get("not_counted") or counted.get("error"))
+                    rows.append(kept(earlier, len(runs), counted.get("not_counted") or counted["error"]))
+                    save(rows)
+                    continue
+            row = {"paper": paper, "job": job, "seeds": len(runs),
+                   **shaped({k: v for k, v in counted.items() if k in COUNTED}, t, method,
+                            functools.partial(_job_mfu, paper, job, mfu, figures))}
+            log.info("%s %s: %s GPUs (%s), %.1f GiB per GPU, MFU %.1f %% (%s), %.0f A100-hours (%.0f s)", paper, job,
+                     row["gpus"], row["gpus_from"], row.get("memory_per_gpu_gib", float("nan")),
+                     100 * row.get("mfu", float("nan")), row.get("mfu_source", "-"),
+                     row.get("gpu_hours", {}).get("a100", float("nan")), time.time() - t0)
             rows.append(row)
             save(rows)
         if "nmt" in cfg:  # HICTL's fine-tuning jobs (section 4.2)
@@ -93,36 +105,56 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict[str, A
     return rows
 
 
-def _saved(c: StepCount, ranks: int, mfu: float) -> dict[str, Any]:
-    """The row of a job that only saves its encoder: its ranks (one: :func:`common.runs.placement`) build
-    the model (and the trainer's states) and save it; no step, so no activations and no FLOPs."""
-    row = _states(c, ranks)
-    return {**row, **est.needs(row["model_states_gib"]["total"] * est.GIB, 0, 0.0, 0, ranks, mfu)}
+def _job_mfu(paper: str, job: str, assumed: float, figures: Path, rows: float, length: int) -> measured.Mfu:
+    return measured.job_mfu(paper, job, rows, length, assumed, figures)
 
 
-def _probe(paper: str, cfg: dict[str, Any], run: Run, manifest: dict[str, Any], workdir: Path, ranks: int,
-           mfu: float) -> dict[str, Any]:
-    """A job's needs, or what could be counted of them and why not the rest."""
+def kept(earlier: dict[str, Any], seeds: int, why: str) -> dict[str, Any]:
+    """An earlier census's row of a job counted on the config's GPUs, kept where it cannot be counted now (``why``):
+    its Slurm limit and resubmissions under today's rule (:func:`common.census.estimate.runtime_minutes`)."""
+    row = {**earlier, "seeds": seeds, "gpus_from": "paper", "kept_from_earlier": why}
+    if "wall_hours" in row:
+        hours = row["wall_hours"]["a100"]
+        row["runtime_minutes"] = est.runtime_minutes(hours)
+        row["resubmissions"] = est.resubmissions(hours, row["runtime_minutes"])
+    return row
+
+
+# What a training job's row keeps from its count (the rest follows from these, its shape and its MFU: :func:`shaped`)
+COUNTED = ("params", "trainable_params", "optimizer_bytes", "precision", "zero_stage", "optimizer", "max_length",
+           "global_batch", "micro_batch_cap", "steps", "pairs_seen", "keep_checkpoints", "activation_fit", "flops_fit",
+           "step_counted_as", "too_large_here", "not_counted", "error")
+
+
+def reusable(row: dict[str, Any], method: str) -> bool:
+    """Whether an earlier census's row holds its count (its fits; a saved-only job's parameter counts), so that it
+    is shaped and priced again without a new probe."""
+    return "optimizer_bytes" in row and (saves_only(method) or "activation_fit" in row)
+
+
+def _probe(paper: str, cfg: dict[str, Any], run: Run, manifest: dict[str, Any], workdir: Path) -> dict[str, Any]:
+    """A job's count (:data:`COUNTED`), or what could be counted of it and why not the rest."""
     for probe_rows in PROBE_ROWS:
         try:
             counts = count_steps(paper, cfg, run, probe_rows, manifest, workdir / "x".join(map(str, probe_rows)))
-            return _needs(counts, probe_rows, ranks, mfu)
+            return _counted(counts[-1], counts, probe_rows)
         except TooLargeHere as exc:  # parameters and model states; the step from a run doing the same per pair
             log.warning("%s %s/%s: %s", paper, run.init, run.method, exc)
             same = getattr(recipe_of(paper), "same_step_as", lambda method: None)(run.method)
             if same is None:
-                return {**_states(exc.partial, ranks), "not_counted": f"activations and FLOPs: {exc}"}
+                return {**_counted(exc.partial), "not_counted": f"activations and FLOPs: {exc}"}
             try:
                 counts = count_steps(paper, cfg, Run(same, run.init, run.seed), probe_rows, manifest,
                                      workdir / "same" / "x".join(map(str, probe_rows)))
-                extra = routed_extra_bytes(exc.partial, counts[-1], _micro_batch(exc.partial.training, ranks)[0],
-                                           int(cfg["encoders"][run.init]["hidden_size"]))
+                hidden = int(cfg["encoders"][run.init]["hidden_size"])
+                fixed = routed_extra_bytes(exc.partial, counts[-1], 0, hidden)
+                extra = est.Linear(fixed, routed_extra_bytes(exc.partial, counts[-1], 1, hidden) - fixed)
             except Exception as inner:  # noqa: BLE001 - the row keeps what was counted and says why not the rest
                 log.exception("census of %s's stand-in %s/%s failed", run.method, run.init, same)
-                return {**_states(exc.partial, ranks),
+                return {**_counted(exc.partial),
                         "not_counted": f"activations and FLOPs: {exc}; its stand-in {same}: {inner}"}
-            return {**_needs(counts, probe_rows, ranks, mfu, states=exc.partial, extra_activation_bytes=extra),
-                    "step_counted_as": f"{run.init}/{same}", "too_large_here": str(exc)}
+            return {**_counted(exc.partial, counts, probe_rows, extra), "step_counted_as": f"{run.init}/{same}",
+                    "too_large_here": str(exc)}
         except Exception as exc:  # a job the probe cannot build is listed with the reason, not dropped
             log.exception("census of %s %s/%s at %s rows failed", paper, run.init, run.method, probe_rows)
             error = f"{type(exc).__name__}: {exc}"
@@ -142,45 +174,82 @@ def routed_extra_bytes(routed: StepCount, stand_in: StepCount, rows: int, hidden
     return copies * max(0, routed.matrix_params - stand_in.matrix_params) + rows * per_row
 
 
-def _needs(counts: Sequence[StepCount], probe_rows: tuple[int, int], ranks: int, mfu: float,
-           states: StepCount | None = None, extra_activation_bytes: int = 0) -> dict[str, Any]:
-    """A job's row from its step counted at two batch sizes; ``states``: the parameter counts of the job's own model
-    where ``counts`` are another run's that does the same work per row, which saves up to ``extra_activation_bytes``
-    less (:func:`_probe`)."""
-    row = _states(states or counts[-1], ranks)
-    flops = est.Linear.through(probe_rows, (counts[0].flops, counts[1].flops))
-    acts = est.Linear.through(probe_rows, (counts[0].activation_bytes, counts[1].activation_bytes))
-    step_flops = flops.per_row * row["global_batch"] + flops.fixed * ranks * row["accumulation_steps"]
-    return {**row, **est.needs(row["model_states_gib"]["total"] * est.GIB,
-                               acts.at(row["micro_batch_per_gpu"]) + extra_activation_bytes,
-                               step_flops, row["steps"], ranks, mfu)}
+def _counted(c: StepCount, counts: Sequence[StepCount] = (), probe_rows: tuple[int, int] = (1, 2),
+             extra: est.Linear | None = None) -> dict[str, Any]:
+    """What a job's row keeps of its count: the parameter counts of its model (``c``), and with ``counts`` (the
+    step counted at ``probe_rows``; another run's that does the same work per row where ``extra`` is what the job's
+    own step saves beyond it: :func:`_probe`) the activation and FLOP fits, ``fixed + per_row * rows``."""
+    training = c.training
+    steps, batch = int(training["max_steps"]), int(training["global_batch_size"])
+    row = {"params": c.params, "trainable_params": c.trainable_params,
+           "optimizer_bytes": est.optimizer_bytes(training.get("optimizer", "adamw"), c.trainable_params,
+                                                  c.matrix_shapes, c.matrix_params),
+           "precision": training.get("precision"), "zero_stage": int(training.get("zero_stage", 0)),
+           "optimizer": training.get("optimizer", "adamw"), "max_length": int(training["max_length"]),
+           "global_batch": batch, "micro_batch_cap": int(training.get("micro_batch_per_gpu") or 0), "steps": steps,
+           "pairs_seen": batch * steps, "keep_checkpoints": int(training.get("keep_checkpoints", 2))}
+    if counts:
+        flops = est.Linear.through(probe_rows, (counts[0].flops, counts[1].flops))
+        acts = est.Linear.through(probe_rows, (counts[0].activation_bytes, counts[1].activation_bytes))
+        row["flops_fit"] = {"fixed": flops.fixed, "per_row": flops.per_row}
+        extra = extra or est.Linear(0.0, 0.0)
+        row["activation_fit"] = {"fixed": acts.fixed + extra.fixed, "per_row": acts.per_row + extra.per_row}
+    return row
 
 
-def _micro_batch(training: dict[str, Any], ranks: int) -> tuple[int, int]:
+def _micro_batch(global_batch: int, micro_cap: int, ranks: int) -> tuple[int, int]:
     """The per-GPU micro batch and the micro-batches per step, as the trainer splits them
     (``training.micro_batch_per_gpu``: :func:`common.training.trainer.accumulation_steps`)."""
     from common.training.trainer import TrainingArguments, accumulation_steps
 
-    accum = accumulation_steps(TrainingArguments.from_config(training, output_dir="census", seed=1), ranks)
-    return int(training["global_batch_size"]) // (ranks * accum), accum
+    args = TrainingArguments(output_dir="census", max_steps=1, global_batch_size=global_batch, learning_rate=1.0,
+                             micro_batch_per_gpu=micro_cap)
+    accum = accumulation_steps(args, ranks)
+    return global_batch // (ranks * accum), accum
 
 
-def _states(c: StepCount, ranks: int) -> dict[str, Any]:
-    """What the parameter counts alone tell: model states per GPU, checkpoint disk, host memory."""
-    training = c.training
-    steps, batch = int(training["max_steps"]), int(training["global_batch_size"])
-    opt = est.optimizer_bytes(training.get("optimizer", "adamw"), c.trainable_params, c.matrix_shapes,
-                              c.matrix_params)
-    micro, accum = _micro_batch(training, ranks)
-    states = est.model_state_bytes(c.params, c.trainable_params, opt, int(training.get("zero_stage", 0)), ranks)
-    return {"params": c.params, "trainable_params": c.trainable_params, "precision": training.get("precision"),
-            "zero_stage": int(training.get("zero_stage", 0)), "optimizer": training.get("optimizer", "adamw"),
-            "max_length": int(training["max_length"]), "global_batch": batch, "micro_batch_per_gpu": micro,
-            "accumulation_steps": accum,
-            "steps": steps, "pairs_seen": batch * steps,
-            "model_states_gib": est.states_gib(states),
-            "checkpoint_disk_gib": est.checkpoint_disk_bytes(c.params, opt, int(training.get("keep_checkpoints", 2)))
-            / est.GIB, "mem_mb": est.host_mem_mb(c.params, ranks)}
+def _state_bytes(counted: dict[str, Any], ranks: int) -> dict[str, int]:
+    return est.model_state_bytes(counted["params"], counted["trainable_params"], counted["optimizer_bytes"],
+                                 counted["zero_stage"], ranks)
+
+
+def shaped(counted: dict[str, Any], training: dict[str, Any], method: str,
+           mfu_at: Callable[[float, int], measured.Mfu]) -> dict[str, Any]:
+    """A training job's row from its count (:data:`COUNTED`): its GPUs (``training.job_gpus``: from memory,
+    :func:`common.census.shape.memory_gpus`, or the config's), its micro batch, model states and memory per GPU,
+    and its wall time, GPU-hours and Slurm figures at the MFU ``mfu_at(rows per GPU, length)`` gives
+    (:func:`common.census.measured.job_mfu`)."""
+    row = dict(counted)
+    fit = counted.get("activation_fit")
+    from_memory = None
+    if fit is not None and "optimizer_bytes" in counted:
+        acts = est.Linear(fit["fixed"], fit["per_row"])
+        from_memory = shape.memory_gpus(counted["global_batch"], lambda n: sum(_state_bytes(counted, n).values()),
+                                        acts.at, counted["micro_batch_cap"])
+    gpus, nodes = placement(training, method, from_memory)
+    row.update(gpus=gpus, nodes=nodes, gpus_from="one rank" if saves_only(method) else
+               gpus_source(training, from_memory), paper_gpus=int(training.get("gpus", 0)))
+    if "error" in counted:
+        return row
+    ranks = max(1, gpus) * nodes
+    micro, accum = _micro_batch(counted["global_batch"], counted["micro_batch_cap"], ranks) if counted["steps"] \
+        else (counted["global_batch"], 1)
+    states = _state_bytes(counted, ranks)
+    row.update(micro_batch_per_gpu=micro, accumulation_steps=accum, model_states_gib=est.states_gib(states),
+               checkpoint_disk_gib=est.checkpoint_disk_bytes(counted["params"], counted["optimizer_bytes"],
+                                                             counted["keep_checkpoints"]) / est.GIB,
+               mem_mb=est.host_mem_mb(counted["params"], ranks))
+    if "not_counted" in counted:
+        return row
+    at = mfu_at(micro, counted["max_length"])
+    if fit is None:  # a job that only saves its encoder: no step, so no activations and no FLOPs
+        return {**row, **est.needs(sum(states.values()), 0, 0.0, 0, ranks, at.value, training), "mfu": at.value,
+                "mfu_source": at.source}
+    flops = est.Linear(counted["flops_fit"]["fixed"], counted["flops_fit"]["per_row"])
+    step_flops = flops.per_row * counted["global_batch"] + flops.fixed * ranks * accum
+    return {**row, **est.needs(sum(states.values()), est.Linear(fit["fixed"], fit["per_row"]).at(micro), step_flops,
+                               counted["steps"], ranks, at.value, training),
+            "mfu": at.value, "mfu_source": at.source, "mfu_rung": at.rung}
 
 
 def _micro(row: dict[str, Any]) -> str:
@@ -192,28 +261,45 @@ def _micro(row: dict[str, Any]) -> str:
 
 
 HEADER = ["| job | seeds | params (M) | GPUs | {batch} | memory / GPU (GiB): states + activations | fits 80 GB "
-          "| TFLOP / step | {seen} | EFLOP / run | A100 h (wall) | H100 h (wall) | checkpoints (GiB) |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+          "| TFLOP / step | {seen} | EFLOP / run | MFU | A100 h (wall) | H100 h (wall) | Slurm limit (min) "
+          "| resubmissions | checkpoints (GiB) |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+GPUS_FROM = {"memory": "memory", "paper": "paper's", "config": "config", "one rank": "saves"}
 
 
-def _line(r: dict[str, Any]) -> str:
-    """A job's table row."""
+def _gpus(r: dict[str, Any]) -> str:
+    """'4 (memory)': the job's GPUs and where the count comes from (:func:`common.runs.gpus_source`)."""
+    source = GPUS_FROM.get(r.get("gpus_from", ""), "")
+    return f"{r['gpus'] * r['nodes']}" + (f" ({source})" if source else "")
+
+
+def _mfu(r: dict[str, Any], assumed: float) -> str:
+    """'6.2 % (nvidia-h100-80gb-hbm3/mfu-2026-12-05.json)' for a measured MFU, '30 % (assumed)' otherwise."""
+    source = r.get("mfu_source", measured.ASSUMED)
+    shown = source if source == measured.ASSUMED else "/".join(Path(source).parts[-2:])
+    return f"{100 * r.get('mfu', assumed):.3g} % ({shown})"
+
+
+def _line(r: dict[str, Any], mfu: float = est.DEFAULT_MFU) -> str:
+    """A job's table row (``mfu``: the assumed MFU, for a row priced before rows named theirs)."""
     if "error" in r:
-        return f"| {r['job']} | {r['seeds']} | not counted: {r['error'][:120]} |||||||||||"
+        return f"| {r['job']} | {r['seeds']} | not counted: {r['error'][:120]} ||||||||||||||"
     states = r["model_states_gib"]["total"]
     if "not_counted" in r:
-        return (f"| {r['job']} | {r['seeds']} | {r['params'] / 1e6:,.0f} | {r['gpus'] * r['nodes']} | "
+        return (f"| {r['job']} | {r['seeds']} | {r['params'] / 1e6:,.0f} | {_gpus(r)} | "
                 f"{_micro(r)} | {states:.1f} + activations not counted "
                 f"({r['not_counted'].removeprefix('activations and FLOPs: ')}) | "
-                f"{'yes' if states <= 80 else '**no**'} (states) | | {r['pairs_seen'] / 1e6:,.1f} | | | "
+                f"{'yes' if states <= 80 else '**no**'} (states) | | {r['pairs_seen'] / 1e6:,.1f} | | | | | | "
                 f"| {r['checkpoint_disk_gib']:.1f} |")
     bound = " (at most)" if r.get("upper_bound") else ""
     same = f" (step of {r['step_counted_as']}, see below)" if "step_counted_as" in r else ""
-    return (f"| {r['job']}{same} | {r['seeds']} | {r['params'] / 1e6:,.0f} | {r['gpus'] * r['nodes']} | "
+    step = r["flops_per_step"] > 0
+    return (f"| {r['job']}{same} | {r['seeds']} | {r['params'] / 1e6:,.0f} | {_gpus(r)} | "
             f"{_micro(r)} | {r['memory_per_gpu_gib']:.1f} = {states:.1f} + "
             f"{r['activations_gib']:.1f} | {'yes' if r['fits']['a100'] else '**no**'} | "
             f"{r['flops_per_step'] / 1e12:,.1f} | {r['pairs_seen'] / 1e6:,.1f} | {r['flops_run'] / 1e18:,.2f}{bound} | "
-            f"{r['wall_hours']['a100']:,.1f} | {r['wall_hours']['h100']:,.1f} | {r['checkpoint_disk_gib']:.1f} |")
+            f"{_mfu(r, mfu) if step else '-'} | {r['wall_hours']['a100']:,.1f} | {r['wall_hours']['h100']:,.1f} | "
+            f"{r['runtime_minutes']:,} | {r.get('resubmissions', 0)} | {r['checkpoint_disk_gib']:.1f} |")
 
 
 def _hours(rows: list[dict[str, Any]]) -> dict[str, float]:
@@ -241,26 +327,47 @@ def measured_mfu(root: Path = Path("figures/gpu")) -> list[str]:
         files = ", ".join(f"`{path}`" for path, _ in runs)
         lines.append(f"Measured on an {m['device']} by the GPU acceptance ({files}; {len(runs)} "
                      f"run{'s' if len(runs) > 1 else ''}): MFU {figures} at DAP's paper shapes ({m['batch']} pairs "
-                     f"per GPU, length {m['max_length']}, {m['precision']}), so the wall times of DAP's rows below are "
-                     "optimistic by the ratio of the assumed MFU to the measured one until the step is made faster.")
+                     f"per GPU, length {m['max_length']}, {m['precision']}). A job is priced at a measurement where "
+                     "its recipe was measured at its own micro batch and length (its MFU column names the file); "
+                     "every other job at the assumed MFU.")
     return lines
 
 
+def _retries_sentence(need: int, have: int | None) -> str:
+    if have is None:
+        return ""
+    return (f" The jobs need Slurm retries >= {need} (the most resubmissions plus {est.FAILURE_RETRIES} for a failure "
+            f"or a preemption); `profiles/slurm` allows {have}" + ("." if have >= need else ": **too few**."))
+
+
 def markdown(rows: list[dict[str, Any]], mfu: float, checks: dict[str, dict[str, float]],
-             measured: list[str] | None = None) -> str:
+             notes: list[str] | None = None, retries: int | None = None) -> str:
     """The census as markdown: per paper its GPU-hours beside the paper's own statement, a row per job (the NMT
     jobs in a table of their own); then the cross-checks (``checks``: :func:`common.census.crosscheck.crosschecks`'s
-    figures). ``measured``: sentences on a measured MFU (:func:`measured_mfu`), after the first paragraph."""
+    figures). ``notes``: sentences on a measured MFU (:func:`measured_mfu`), after the first paragraphs; ``retries``:
+    the Slurm profile's, against what the jobs need (:func:`common.census.estimate.required_retries`)."""
     lines = ["# Census of the paper-scale jobs", "",
              "Written by `python -m common.census` (`snakemake census`) from the code: each paper's recipe builds its "
              "model at the paper's size, one step is counted (FlopCounterMode; the bytes autograd saves), and "
-             f"`common/census/estimate.py` scales it. Wall time at MFU {mfu:.0%} of the dense bf16 peak (A100 "
-             "312, H100 989 TFLOP/s). GPU-hours count every seed of a row. HICTL's NMT fine-tuning jobs are counted "
+             f"`common/census/estimate.py` scales it. Wall time at each job's MFU of the dense bf16 peak (A100 "
+             "312, H100 989 TFLOP/s): the latest measurement of its recipe at its micro batch and length "
+             "(`scripts/bench_mfu.py`'s `figures/gpu/<device>/mfu-<date>.json`, `common/census/measured.py`; the "
+             f"MFU column names the file), else an assumed {mfu:.0%} (named 'assumed'). GPU-hours count every "
+             "seed of a row. HICTL's NMT fine-tuning jobs are counted "
              "from fairseq's own model (`common/census/nmt.py`); each paper's evaluation jobs from the public sizes "
              "of the sets they read and the evaluated encoder, counted (`common/census/evaluation.py`); each paper's "
              "corpus job's host memory and disk from its samples and the evaluation sets its leakage filter reads "
-             "(`common/census/corpus.py`, [below](#corpus-jobs)).", ""]
-    for sentence in measured or []:
+             "(`common/census/corpus.py`, [below](#corpus-jobs)).", "",
+             "GPUs: a training job takes the fewest GPUs of one node (1, 2, 4 or 8) whose memory holds its global "
+             "batch at one micro batch (`training.job_gpus: memory`, `common/census/shape.py`: model states at that "
+             "many ranks plus the activations of its share of the batch, at most 80 GB = 74.5 GiB per GPU), marked "
+             "'memory'; 'paper's' where none does (the config's `gpus`, with its micro batches) or the config asks "
+             "for the paper's count (`job_gpus: paper`). The global batch, and every loss over it, is the same at "
+             "every count. Slurm limit: the A100 wall time x "
+             f"{est.MARGIN:g}, at most {est.MAX_RUNTIME_MINUTES:,} minutes; resubmissions: how often a job "
+             "checkpoints at its limit and is submitted again, ceil(wall time / (limit - stop margin)) - 1."
+             + _retries_sentence(est.required_retries(rows), retries), ""]
+    for sentence in notes or []:
         lines += [sentence, ""]
     for paper in PAPERS:
         mine = [r for r in rows if r["paper"] == paper and "kind" not in r]
@@ -278,8 +385,12 @@ def markdown(rows: list[dict[str, Any]], mfu: float, checks: dict[str, dict[str,
                   + f". The paper: {said}"
                   + (f" = {hours:g} V100-hours for its main model." if hours else "."), "",
                   *(h.format(batch="micro batch / GPU (x accumulated)", seen="pairs seen (M)") for h in HEADER),
-                  *map(_line, mine), ""]
+                  *(_line(r, mfu) for r in mine), ""]
         for r in mine:
+            if "kept_from_earlier" in r:
+                lines += [f"{r['job']}: kept from an earlier census, on the config's GPUs at the assumed MFU (not "
+                          f"counted this time: {r['kept_from_earlier'].removeprefix('activations and FLOPs: ')}); "
+                          "a census on a machine with the memory free counts it and shapes it from memory.", ""]
             if "step_counted_as" in r:
                 lines += [f"{r['job']}: {r['too_large_here']}. Its FLOPs and activations per step are those of "
                           f"{r['step_counted_as']}, counted: the two models route each sentence through one of several "
@@ -296,12 +407,20 @@ def markdown(rows: list[dict[str, Any]], mfu: float, checks: dict[str, dict[str,
                       f"{nmt[0]['max_length']}-token sentences on both sides (common/census/nmt.py); translation "
                       "(fairseq-generate) is not counted.", "",
                       *(h.format(batch="sentences / GPU (x update-freq)", seen="sentences seen (M)") for h in HEADER),
-                      *map(_line, nmt), ""]
+                      *(_line(r, mfu) for r in nmt), ""]
         if evals:
             lines += [f"### {paper}: evaluation jobs", "", *evaluation.markdown(evals), ""]
     lines += corpus.markdown([r for p in PAPERS for r in rows if r["paper"] == p and r.get("kind") == "corpus"])
     lines += ["## Cross-checks", "", *describe(checks), ""]
     return "\n".join(lines)
+
+
+def profile_retries(path: Path = ROOT / "profiles" / "slurm" / "config.yaml") -> int:
+    """The Slurm profile's ``retries`` (resubmissions of a failed job, a timed-out one included)."""
+    value = load_yaml(path).get("retries")
+    if not isinstance(value, int):
+        raise ConfigError(f"{path}: no integer 'retries'")
+    return value
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -343,7 +462,10 @@ def main(argv: list[str] | None = None) -> None:
         saved = read_json(out.with_suffix(".json"))
         rows = saved["jobs"]
     with atomic_write(out.with_suffix(".md")) as fh:
-        fh.write(markdown(rows, mfu, checks, measured_mfu()))
+        fh.write(markdown(rows, mfu, checks, measured_mfu(), profile_retries()))
+    need, have = est.required_retries(rows), profile_retries()
+    if have < need:
+        log.warning("profiles/slurm allows %d retries; the census's jobs need %d: raise it", have, need)
     log.info("census of %d jobs -> %s.md", len(rows), out)
 
 

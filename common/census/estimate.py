@@ -12,8 +12,12 @@ autocast):
   ``a0 + a1 * rows`` from two counted batches (``a0``: the bf16 copies autocast makes of the weights).
 
 Time: the step's FLOPs (``a1``-style fit of the counted FLOPs) x steps over ``ranks x peak x MFU``; the peaks are
-the vendors' dense bf16 figures and the MFU a stated assumption (``--mfu``; ``scripts/bench_mfu.py`` measures it
-on a GPU). Disk: ``keep_checkpoints`` checkpoints (fp32 weights and optimizer state) plus the final fp32 model.
+the vendors' dense bf16 figures and the MFU the job's measured one where ``scripts/bench_mfu.py`` measured its
+recipe at its shape, else a stated assumption (``--mfu``; ``common/census/measured.py``). Slurm: the time limit is
+the A100 wall time x ``MARGIN``, at most ``MAX_RUNTIME_MINUTES``; a longer job checkpoints at its limit and is
+resubmitted (``resubmissions``), and the Slurm profile's ``retries`` must cover the most any job expects
+(``required_retries``). Disk: ``keep_checkpoints`` checkpoints (fp32 weights and optimizer state) plus the final
+fp32 model.
 """
 from __future__ import annotations
 
@@ -35,6 +39,10 @@ GPUS = {"a100": Gpu("A100 SXM 80GB", 312e12, 80.0), "h100": Gpu("H100 SXM 80GB",
 DEFAULT_MFU = 0.30
 REDUCE_BUCKET = 500_000_000  # DeepSpeed's default reduce_bucket_size (elements)
 HOST_HEADROOM_MB = 8192  # per rank: the data pipeline, tokenizers, CUDA context, a checkpoint being written
+MARGIN = 1.25  # a job's Slurm time limit over its expected wall time
+MAX_RUNTIME_MINUTES = 2880  # the longest time limit assumed of a GPU partition (48 h, a common MaxTime)
+STOP_MARGIN_MINUTES = 10.0  # the trainer's default training.stop_margin_minutes
+FAILURE_RETRIES = 2  # resubmissions the Slurm profile keeps for a failure or a preemption, beyond the time limits
 
 
 @dataclass(frozen=True)
@@ -96,23 +104,42 @@ def host_mem_mb(params: int, ranks: int) -> int:
     return int(ranks * (2 * 4 * params / 2**20 + HOST_HEADROOM_MB))
 
 
-def runtime_minutes(hours: float, margin: float = 1.25) -> int:
-    """A job's Slurm time limit: the expected wall time with a margin, in whole minutes (at least 30); a job that
-    meets its limit checkpoints and is resubmitted (``common/training/stopping.py``)."""
-    return max(30, math.ceil(hours * 60 * margin))
+def runtime_minutes(hours: float, margin: float = MARGIN, cap: int = MAX_RUNTIME_MINUTES) -> int:
+    """A job's Slurm time limit: the expected wall time with a margin, in whole minutes (at least 30, at most
+    ``cap``: the partition's longest); a job that meets its limit checkpoints and is resubmitted
+    (``common/training/stopping.py``)."""
+    return max(30, min(cap, math.ceil(hours * 60 * margin)))
+
+
+def resubmissions(hours: float, limit_minutes: int, stop_margin_minutes: float = STOP_MARGIN_MINUTES) -> int:
+    """How often a job of ``hours`` expected wall time is resubmitted under a time limit of ``limit_minutes``: each
+    attempt trains until ``stop_margin_minutes`` before its limit (``training.stop_margin_minutes``), checkpoints
+    and exits, so ``ceil(time / (limit - margin)) - 1``."""
+    return max(0, math.ceil(hours * 60 / (limit_minutes - stop_margin_minutes)) - 1)
+
+
+def required_retries(rows: list[dict[str, Any]]) -> int:
+    """The Slurm profile's ``retries`` that the census's jobs need: the most resubmissions any job expects at its
+    time limit, plus ``FAILURE_RETRIES`` for a failure or a preemption."""
+    return max((int(r.get("resubmissions", 0)) for r in rows), default=0) + FAILURE_RETRIES
 
 
 def needs(state_bytes: float, activation_bytes: float, step_flops: float, steps: int, ranks: int,
-          mfu: float) -> dict[str, Any]:
+          mfu: float, training: dict[str, Any] | None = None) -> dict[str, Any]:
     """A job's per-GPU memory (model states + activations) against each GPU, and its FLOPs, wall time and
-    GPU-hours over ``steps`` steps on ``ranks`` GPUs at ``mfu``: the census row's derived fields."""
+    GPU-hours over ``steps`` steps on ``ranks`` GPUs at ``mfu``, its Slurm time limit (priced on the A100) and the
+    resubmissions it expects under it (``training``: its ``stop_margin_minutes``): the census row's derived
+    fields."""
     per_gpu = (state_bytes + activation_bytes) / GIB
     run_flops = step_flops * steps
     hours = {k: wall_hours(run_flops, ranks, g, mfu) for k, g in GPUS.items()}
+    limit = runtime_minutes(hours["a100"])
+    margin = float((training or {}).get("stop_margin_minutes", STOP_MARGIN_MINUTES))
     return {"activations_gib": activation_bytes / GIB, "memory_per_gpu_gib": per_gpu,
             "fits": {k: per_gpu <= g.memory_gib for k, g in GPUS.items()},
             "flops_per_step": step_flops, "flops_run": run_flops, "wall_hours": hours,
-            "gpu_hours": {k: h * ranks for k, h in hours.items()}, "runtime_minutes": runtime_minutes(hours["a100"])}
+            "gpu_hours": {k: h * ranks for k, h in hours.items()}, "runtime_minutes": limit,
+            "resubmissions": resubmissions(hours["a100"], limit, margin)}
 
 
 def states_gib(states: dict[str, int]) -> dict[str, float]:

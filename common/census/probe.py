@@ -203,11 +203,15 @@ def saved_activation_bytes(model: torch.nn.Module, run_step: Callable[[], T]) ->
 def count_steps(paper: str, cfg: dict[str, Any], run: Run, rows: tuple[int, ...], corpus_manifest: dict[str, Any],
                 workdir: Path) -> list[StepCount]:
     """Count one training step of ``run`` (a :class:`common.runs.Run`) as its paper-scale job would take it, at each
-    batch size of ``rows``: the stand-ins and the model are built once, a step counted per batch size."""
+    batch size of ``rows``: the stand-ins and the model are built once, a step counted per batch size. The
+    vocabulary heads' scored positions are counted unpadded (``training.pad_scored_to`` 1): at the probe's few rows
+    a multiple of 64 positions would be mostly padding, the same at both sizes, and the fit per row would miss the
+    heads' work; at a paper-scale micro batch the padding adds at most ``pad_scored_to - 1`` positions."""
     from common.models.encoder import autocast
     from common.training.grad_cache import enable_grad_cache
     from common.training.trainer import enable_activation_checkpointing
 
+    cfg = {**cfg, "training": {**cfg["training"], "pad_scored_to": 1}}
     recipe, args, examples = _prepare(paper, cfg, run, corpus_manifest, workdir, max(rows))
     t = cfg["training"]
     length = int(t["max_length"])

@@ -40,11 +40,12 @@ NOT_READ_BY_TRAINING = frozenset({"description", "departures", "seeds", "ablatio
 # of a section otherwise read or not: the keys a training reads (every train module saves its encoder with
 # eval.max_length; VMSST's 4-language runs train on tables.table6_languages) ...
 PARTLY_READ: dict[str, tuple[str, ...]] = {"eval": ("max_length",), "tables": ("table6_languages",)}
-# ... and the keys it does not: where a run executes (ranks, nodes, threads, launcher: a ZeRO-0 run resumes across
-# world sizes), documentation (epochs), the rehearsal's simulated time limit, what the trainer ignores on resume, and
-# the evaluation tasks and the ablations to run of HICTL's section (papers/hictl/runs.py)
+# ... and the keys it does not: where a run executes (ranks, where their count comes from, nodes, threads,
+# launcher: a ZeRO-0 run resumes across world sizes), documentation (epochs), the rehearsal's simulated time limit,
+# what the trainer ignores on resume, and the evaluation tasks and the ablations to run of HICTL's section
+# (papers/hictl/runs.py)
 NOT_READ_KEYS: dict[str, frozenset[str]] = {
-    "training": NOT_ARITHMETIC | {"gpus", "nodes", "threads", "launcher", "epochs", "rehearse_time_limit"},
+    "training": NOT_ARITHMETIC | {"gpus", "job_gpus", "nodes", "threads", "launcher", "epochs", "rehearse_time_limit"},
     "hictl": frozenset({"tasks", "ablations"}),
 }
 

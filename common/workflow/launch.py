@@ -1,5 +1,8 @@
 """How a training job starts its processes, and what it asks a cluster for, from a config's ``training`` section
-(``gpus`` per node, ``nodes``, ``threads`` per rank, ``launcher``).
+(``gpus`` per node, ``nodes``, ``threads`` per rank, ``launcher``). A job's ``gpus`` is the config's, or under
+``training.job_gpus: memory`` at paper scale the census's count for that job (the fewest GPUs whose memory holds
+its global batch at one micro batch: :func:`job_census_gpus`, ``common/census/shape.py``), or ``job_gpus``'s own
+integer (``common.runs.placement``).
 
 * ``gpus`` <= 1, one node: ``python`` (one process; CPU or one GPU);
 * ``gpus`` > 1, one node: ``python -m common.distributed.launch --nproc <gpus>`` (one rank per GPU; it forwards
@@ -30,6 +33,7 @@ The Snakemake resources make the Slurm executor (snakemake-executor-plugin-slurm
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,17 +54,20 @@ class JobShape:
     resources: dict[str, Any]
 
 
-def shape(training: dict[str, Any], launcher: str | None = None, method: str = "") -> JobShape:
+def shape(training: dict[str, Any], launcher: str | None = None, method: str = "",
+          from_memory: int | None = None) -> JobShape:
     """The job shape of a run of ``method`` under ``training``; ``launcher`` (the workflow config's) overrides
-    ``training.launcher``. A run that only saves its encoder keeps the training jobs' form (an ``srun`` job step of
-    one task where they start theirs with ``srun``), so every job of the train rule has the same resource names."""
+    ``training.launcher``; ``from_memory``: the job's GPUs as the census found them from memory
+    (:func:`census_gpus`; used under ``training.job_gpus: memory``, :func:`common.runs.placement`). Every job keeps
+    the form of the config's own shape (an ``srun`` job step where the config's jobs start theirs with ``srun``,
+    one task for a run that only saves its encoder), so every job of the train rule has the same resource names."""
     training = training if launcher is None else {**training, "launcher": launcher}
     how = training.get("launcher", "auto")
     if how not in LAUNCHERS:
         raise ValueError(f"training.launcher: {how!r} is not one of {LAUNCHERS}")
     main_gpus, main_nodes = placement(training)
     srun = main_nodes > 1 or (how == "srun" and main_gpus > 1)
-    gpus, nodes = placement(training, method)
+    gpus, nodes = placement(training, method, from_memory)
     threads = int(training.get("threads", 1))
     ranks = max(1, gpus)
     if srun:
@@ -99,16 +106,36 @@ def census_jobs(experiment: str, path: Path = CENSUS) -> dict[str, dict[str, Any
     """The census's rows of an experiment's training jobs (``init/method`` -> row; :mod:`common.census`)."""
     if not path.exists():
         return {}
+    return dict(_census_jobs(experiment, path, path.stat().st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=16)
+def _census_jobs(experiment: str, path: Path, mtime_ns: int) -> dict[str, dict[str, Any]]:
+    """The rows, read once per file version (a dry run asks for each job's shape)."""
     return {r["job"]: r for r in read_json(path)["jobs"] if r["paper"] == experiment and "error" not in r}
+
+
+def census_gpus(row: dict[str, Any] | None) -> int | None:
+    """The GPUs the census found from memory for a job (its row's ``gpus`` where ``gpus_from`` is ``memory``:
+    :mod:`common.census.shape`); None for a job it lacks or did not shape from memory."""
+    return int(row["gpus"]) if row is not None and row.get("gpus_from") == "memory" else None
+
+
+def job_census_gpus(cfg: dict[str, Any], experiment: str, job: str, census: Path = CENSUS) -> int | None:
+    """:func:`census_gpus` of ``job`` (``init/method``) at paper scale, None at every other scale."""
+    if cfg.get("scale") != "paper":
+        return None
+    return census_gpus(census_jobs(experiment, census).get(job))
 
 
 def train_resources(cfg: dict[str, Any], experiment: str, census: Path = CENSUS,
                     job: Callable[[Any], str] = lambda wc: f"{wc.init}/{wc.method}", ranks: int | None = None,
                     stage: str = "train",
                     variant: Callable[[Any], str] = lambda wc: getattr(wc, "method", "")) -> dict[str, Any]:
-    """A job's ``mem_mb`` and ``runtime``: at paper scale the census's figures for that job (its wall time
-    on an A100 at the census's MFU, with a margin; host memory for its ranks), so the Slurm profile asks for what
-    the census counted; the config's ``resources.<stage>`` for a job the census lacks and at every other scale.
+    """A job's ``mem_mb`` and ``runtime``: at paper scale the census's figures for that job (its wall time on an
+    A100 at the job's MFU in the census, with a margin, at most the partition's longest; host memory for its
+    ranks), so the Slurm profile asks for what the census counted;
+    the config's ``resources.<stage>`` for a job the census lacks and at every other scale.
     ``job`` names a rule's job in the census from its wildcards (default: a pre-training run's ``init/method``;
     the NMT rules pass ``nmt/<setting>/<system>/<model>`` and their own ``ranks``, the evaluation rule
     ``eval/<init>/<task>``, one rank and ``stage="evaluate"``). Without ``ranks``, a job's ranks follow its run's
@@ -122,11 +149,12 @@ def train_resources(cfg: dict[str, Any], experiment: str, census: Path = CENSUS,
         """The ranks the job runs on: the caller's, or a training run's own (:func:`placement`)."""
         if ranks is not None:
             return ranks
-        gpus, nodes = placement(cfg["training"], variant(wildcards))
+        gpus, nodes = placement(cfg["training"], variant(wildcards), census_gpus(jobs.get(job(wildcards))))
         return max(1, gpus) * nodes
 
     def pick(key: str, fallback: str, per_rank: bool) -> Callable[[Any], Any]:
-        """The census's figure, rescaled when the job runs on other ranks than counted (the ``gpus`` override):
+        """The census's figure, rescaled when the job runs on other ranks than counted (the ``gpus`` override, or
+        ``job_gpus`` other than the census's):
         host memory grows with the ranks of a node, wall time shrinks with all ranks."""
         def value(wildcards: Any) -> Any:
             row = jobs.get(job(wildcards))

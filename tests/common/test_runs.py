@@ -29,9 +29,9 @@ def test_paper_registries_derive_every_run_once():
 
 
 def test_mini_claims_compare_enough_seeds():
-    """Issues 11 and 33: every run a claim compares is trained with several seeds at mini scale (3 for DAP, whose
-    runs take over 10 minutes; 5 for MoCo-BERT, whose runs take under 10: the claims' seed rule, at 800 steps since
-    2026-12-06, papers/moco/README.md); the others with one."""
+    """Every run a claim compares is trained with several seeds at mini scale, so that a claim's comparison has a
+    spread (3 for DAP, whose runs take over 10 minutes; 5 for MoCo-BERT, whose runs take under 10 at 800 steps:
+    papers/moco/README.md); the others with one."""
     from common.config import load_paper_config
     from papers.dap.runs import registry as dap
     from papers.moco.runs import claim_runs
@@ -47,3 +47,19 @@ def test_mini_claims_compare_enough_seeds():
     compared = claim_runs(cfg)
     assert {"moco", "inbatch"} <= compared
     assert all(len(reg.seeds(r.method, r.init)) == (5 if r.method in compared else 1) for r in reg)
+
+
+def test_a_jobs_gpus_follow_training_job_gpus():
+    """``memory``: the census's count for the job, on one node (the config's where it has none); ``paper``: the
+    config's ``gpus`` and ``nodes``; an integer: that many per node; a run that only saves its encoder: one."""
+    from common.runs import gpus_source, placement
+
+    paper = {"gpus": 8, "nodes": 2}
+    assert placement({**paper, "job_gpus": "memory"}, "tr", 2) == (2, 1)
+    assert placement({**paper, "job_gpus": "memory"}, "tr", None) == (8, 2)
+    assert gpus_source({**paper, "job_gpus": "memory"}, None) == "paper"
+    assert placement(paper, "tr", 2) == placement({**paper, "job_gpus": "paper"}, "tr", 2) == (8, 2)
+    assert placement({**paper, "job_gpus": 4}, "tr", 2) == (4, 2) and gpus_source({"job_gpus": 4}, 2) == "config"
+    assert placement({**paper, "job_gpus": "memory"}, "init", 2) == (1, 1)
+    with pytest.raises(ValueError, match="training.job_gpus: 'fewest'"):
+        placement({**paper, "job_gpus": "fewest"}, "tr")

@@ -57,9 +57,10 @@ rule train:
         snapshots=snapshot_steps,
         settings=trained_settings,
     threads: lambda wc: train_shape(wc).threads
-    # the rehearsal's time limit ends one run's first attempt with EXIT_RESUME; the retry resumes. Otherwise the
-    # command line's --retries (profiles/slurm: 2) applies
-    retries: 1 if TRAIN.get("rehearse_time_limit") else 0
+    # the rehearsal's time limit ends one run's first attempt with EXIT_RESUME; the retry resumes. Otherwise (None:
+    # no rule value, which would replace it) the command line's --retries applies: profiles/slurm's covers the
+    # resubmissions the census expects of the longest job at its time limit (common/census/estimate.py)
+    retries: 1 if TRAIN.get("rehearse_time_limit") else None
     resources:
         # the same resource names for every job (launch.shape); their values by job
         **{name: (lambda wc, name=name: train_shape(wc).resources[name]) for name in TRAIN_SHAPE.resources},

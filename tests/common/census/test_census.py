@@ -24,6 +24,40 @@ def test_formulas_by_hand():
     a100 = est.GPUS["a100"]
     assert est.wall_hours(3600 * 8 * a100.bf16_flops * 0.3, 8, a100, 0.3) == pytest.approx(1.0)
     assert est.runtime_minutes(2.0) == 150 and est.runtime_minutes(0.01) == 30
+    assert est.runtime_minutes(100.0) == est.MAX_RUNTIME_MINUTES == 2880  # 100 h x 1.25, cut at the partition's 48 h
+
+
+def test_resubmissions_and_the_retries_they_need():
+    """A job resubmits ceil(time / (limit - stop margin)) - 1 times: within its limit none; 100 h under a 48 h limit
+    with a 10-minute stop margin: 6,000 min / 2,870 = 2.09 -> 3 attempts, 2 resubmissions. The profile's retries
+    cover the most any job needs plus two for a failure or a preemption."""
+    assert est.resubmissions(2.0, est.runtime_minutes(2.0)) == 0  # 120 min of work, a 150-minute limit
+    assert est.resubmissions(100.0, 2880) == 2
+    assert est.resubmissions(100.0, 2880, stop_margin_minutes=0) == 2  # 6,000 / 2,880 = 2.08
+    assert est.resubmissions(96.0, 2880, stop_margin_minutes=0) == 1  # exactly two limits' worth
+    assert est.needs(0, 0, 1e18, 1, 1, 1.0)["resubmissions"] == 0
+    rows = [{"resubmissions": 2}, {"resubmissions": 5}, {"job": "no step"}]
+    assert est.required_retries(rows) == 5 + est.FAILURE_RETRIES == 7
+    # a row kept from an earlier census (its job not countable now) gets today's limit and resubmissions
+    from common.census.__main__ import kept
+
+    row = kept({"job": "a/b", "gpus": 8, "wall_hours": {"a100": 100.0}, "runtime_minutes": 7500}, 1, "too large")
+    assert (row["runtime_minutes"], row["resubmissions"], row["gpus_from"]) == (2880, 2, "paper")
+
+
+def test_the_slurm_profile_allows_the_resubmissions_the_census_expects():
+    """profiles/slurm's retries (a timed-out training job checkpoints and is submitted again) cover the census's
+    longest job at its time limit, plus two for a failure or a preemption; the rule is checked in the census's
+    markdown too."""
+    from common.census.__main__ import markdown, profile_retries
+    from common.workflow.launch import CENSUS
+
+    census = json.loads(CENSUS.read_text())
+    need = est.required_retries(census["jobs"])
+    assert profile_retries() >= need > est.FAILURE_RETRIES  # some paper-scale job outlasts the partition's limit
+    text = markdown(census["jobs"], census["mfu"], census["crosschecks"], [], profile_retries())
+    assert f"need Slurm retries >= {need}" in text and "too few" not in text
+    assert "too few" in markdown(census["jobs"], census["mfu"], census["crosschecks"], [], need - 1)
 
 
 TINY = {"model_type": "bert", "architectures": ["BertForMaskedLM"], "vocab_size": 700, "hidden_size": 32,
@@ -53,16 +87,31 @@ def test_a_dap_step_counted_through_its_recipe(tmp_path, monkeypatch):
     assert counts[1].flops == pytest.approx(2 * counts[0].flops, rel=0.05)
     assert counts[1].activation_bytes > counts[0].activation_bytes > 0
     assert counts[0].training["global_batch_size"] == 1024  # the paper's
+    # DAP's RTL head scores positions that the paper config pads to a multiple of 64: counted unpadded, its work
+    # grows with the rows (padded, the probe's few rows would all be 64 positions, and the fit per row would miss it)
+    dap = probe.count_steps("dap", cfg, Run("dap", "mbert", 1), (2, 4), manifest, tmp_path / "dap")
+    assert dap[1].flops == pytest.approx(2 * dap[0].flops, rel=0.05) and dap[0].training["pad_scored_to"] == 1
     # the encoder saved as it starts: its parameters, and one rank's model states, no step
-    from common.census.__main__ import _saved
+    from common.census.__main__ import _counted, shaped
+    from common.census.measured import Mfu
 
     saved = probe.count_parameters("dap", cfg, Run("init", "mbert", 1), manifest, tmp_path / "init")
     assert saved.params == expected and saved.flops == saved.activation_bytes == 0
-    row = _saved(saved, ranks=1, mfu=0.3)
+    row = shaped(_counted(saved), cfg["training"], "init", lambda rows, length: Mfu(0.3, "assumed"))
+    assert (row["gpus"], row["gpus_from"]) == (1, "one rank")
     states = row["model_states_gib"]  # ZeRO 1 at one rank: fp32 weights, gradients, AdamW's 2 moments, buffers
     assert states["total"] == pytest.approx((4 + 4 + 8) * expected / 2**30 + states["zero_buffers"])
     assert row["activations_gib"] == row["flops_run"] == row["steps"] == 0
     assert row["memory_per_gpu_gib"] == pytest.approx(states["total"])
+    # the TR job from its two counts: the tiny model's whole batch fits one GPU, so memory gives it one
+    tr = shaped(_counted(counts[-1], counts, (2, 4)), cfg["training"], "tr", lambda rows, length: Mfu(0.3, "assumed"))
+    assert (tr["gpus"], tr["gpus_from"], tr["micro_batch_per_gpu"], tr["accumulation_steps"]) == (1, "memory", 1024, 1)
+    acts = est.Linear.through((2, 4), (counts[0].activation_bytes, counts[1].activation_bytes))
+    assert tr["activations_gib"] * est.GIB == pytest.approx(acts.at(1024))
+    paper = shaped(_counted(counts[-1], counts, (2, 4)), {**cfg["training"], "job_gpus": "paper"}, "tr",
+                   lambda rows, length: Mfu(0.3, "assumed"))
+    assert (paper["gpus"], paper["gpus_from"], paper["micro_batch_per_gpu"]) == (8, "paper", 128)
+    assert paper["flops_run"] == pytest.approx(tr["flops_run"], rel=1e-3)  # the same work, on other GPUs
 
 
 def test_paper_train_rules_and_preflight_read_the_census(tmp_path):
@@ -103,6 +152,7 @@ def test_the_committed_census_covers_every_paper_scale_job():
     each NMT training job of HICTL's plan and for each (init, task) evaluated; every counted job fits an 80 GB GPU."""
     import importlib
 
+    from common.census import shape
     from common.config import load_config
     from common.nmt import plan as nmt_plan
     from common.runs import saves_only
@@ -122,9 +172,21 @@ def test_the_committed_census_covers_every_paper_scale_job():
         corpus = next(r for r in rows if r["paper"] == paper and r["job"] == "corpus")
         assert corpus["mem_mb"] <= corpus["configured_mem_mb"], paper  # the held sample fits what it asked before
         training = [r for r in rows if r["paper"] == paper and r["job"].split("/")[0] in cfg["encoders"]]
-        for r in training:  # the job that saves its encoder as it starts: one GPU and no step; every other, its GPUs
-            one = saves_only(r["job"].split("/")[1])
-            assert (r["gpus"], r["steps"] == 0) == ((1, True) if one else (cfg["training"]["gpus"], False)), r["job"]
+        for r in training:  # the job that saves its encoder as it starts: one GPU and no step; every other, the
+            # fewest GPUs whose memory holds its batch at one micro batch (common/census/shape.py), or the config's
+            if saves_only(r["job"].split("/")[1]):
+                assert (r["gpus"], r["steps"]) == (1, 0), r["job"]
+                continue
+            assert r["steps"] > 0, r["job"]
+            if r.get("gpus_from") != "memory":
+                assert r["gpus"] == cfg["training"]["gpus"], r["job"]
+                continue
+            fit = est.Linear(r["activation_fit"]["fixed"], r["activation_fit"]["per_row"])
+            states = [sum(est.model_state_bytes(r["params"], r["trainable_params"], r["optimizer_bytes"],
+                                                r["zero_stage"], n).values()) for n in (1, 2, 4, 8)]
+            assert r["gpus"] == shape.memory_gpus(r["global_batch"], dict(zip((1, 2, 4, 8), states)).__getitem__,
+                                                  fit.at, r["micro_batch_cap"]), r["job"]
+            assert r["accumulation_steps"] == 1 and r["memory_per_gpu_gib"] * est.GIB <= shape.MEMORY_BYTES, r["job"]
         for r in (r for r in rows if r.get("kind") != "corpus"):  # a step too large for the machine that counted
             # it: its parameters are still counted
             assert "memory_per_gpu_gib" in r or (r["params"] > 0 and r["not_counted"].startswith("activations"))

@@ -101,3 +101,37 @@ def test_the_slurm_executor_accepts_every_job_shape_the_srun_launcher_makes():
         assert "--ntasks-per-gpu=1" in call and f"--nodes={s.resources['nodes']}" in call, call
         assert (f"--ntasks={tasks}" in call) == (tasks > 1), call  # an MPI job names its tasks; one task: per GPU
         assert "mpi" in s.resources  # the job-step plugin leaves the script unwrapped: our own srun starts the ranks
+
+
+def test_a_job_runs_on_the_gpus_the_census_found_from_memory(tmp_path):
+    """Under ``training.job_gpus: memory`` at paper scale, a job's launcher and Slurm resources take the census's
+    count for it (``gpus_from: memory``), in the config's form (the same resource names); a job the census lacks,
+    or shaped otherwise, keeps the config's; other scales never read the census."""
+    import json
+
+    from common.workflow.launch import job_census_gpus, train_resources
+
+    training = {"gpus": 8, "threads": 8, "job_gpus": "memory"}
+    two, config = shape(training, method="tr", from_memory=2), shape(training, method="tr")
+    assert two.command == "python -m common.distributed.launch --nproc 2" and config.resources["gpu"] == 8
+    assert two.resources == {"gpu": 2, "nodes": 1, "cpus_per_task": 16}
+    assert two.resources.keys() == config.resources.keys()
+    one = shape(training, method="tr", from_memory=1)
+    assert one.command == "python" and one.resources == {"gpu": 1, "nodes": 1, "cpus_per_task": 8}
+    srun = shape({**training, "launcher": "srun"}, method="tr", from_memory=2)
+    assert "--ntasks-per-node 2" in srun.command and srun.resources["tasks"] == 2
+    assert shape({**training, "job_gpus": "paper"}, method="tr", from_memory=2).resources["gpu"] == 8
+    path = tmp_path / "paper.json"
+    row = {"paper": "dap", "job": "mbert/tr", "gpus": 2, "nodes": 1, "gpus_from": "memory", "mem_mb": 30000,
+           "runtime_minutes": 900}
+    path.write_text(json.dumps({"jobs": [row, {**row, "job": "mbert/dap", "gpus": 8, "gpus_from": "paper"}]}))
+    cfg = {"scale": "paper", "training": training, "resources": {"train": {"mem_mb": 1, "runtime": 2}}}
+    assert job_census_gpus(cfg, "dap", "mbert/tr", path) == 2
+    assert job_census_gpus(cfg, "dap", "mbert/dap", path) is None and job_census_gpus(cfg, "dap", "x/y", path) is None
+    assert job_census_gpus({**cfg, "scale": "mini"}, "dap", "mbert/tr", path) is None
+    # the Slurm figures: as counted for the census's 2 GPUs; on the paper's 8 (job_gpus: paper), rescaled
+    wc = SimpleNamespace(init="mbert", method="tr")
+    res = train_resources(cfg, "dap", path)
+    assert (res["mem_mb"](wc), res["runtime"](wc)) == (30000, 900)
+    res = train_resources({**cfg, "training": {**training, "job_gpus": "paper"}}, "dap", path)
+    assert (res["mem_mb"](wc), res["runtime"](wc)) == (120000, 225)
