@@ -1,1 +1,1 @@
-"""The census (issue 32, section 3): what each paper-scale job needs, counted from the code before it runs."""
+"""The census: what each paper-scale job needs, counted from the code before it runs."""

@@ -1,4 +1,4 @@
-"""The census checked three ways (issue 32, section 3), each figure with how close it comes:
+"""The census checked three ways, each figure with how close it comes:
 
 1. **DeepSpeed's ZeRO estimator** (``estimate_zero2_model_states_mem_needs``) against our model-state count for
    XLM-R base on 8 GPUs at ZeRO 2. The two differ by design: DeepSpeed's assumes 16-bit parameters and gradients
