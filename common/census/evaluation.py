@@ -159,6 +159,8 @@ def workload(task: Task, cfg: dict[str, Any]) -> Workload:
                         basis=f"{q:,} queries; {s['paq'].source}")
     if task.type in ("moco-tsne", "hictl-tsne"):  # a few hundred sentences
         return Workload(embedded=2_000, at_most=True, basis="a few hundred sentences")
+    if task.type == "dap-tokens":  # the token states of a hundred pairs, both sides
+        return Workload(embedded=2 * int(p["pairs"]), at_most=True, basis=f"{p['pairs']} Tatoeba pairs, both sides")
     if task.type == "moco-neighbors":  # the nearest English training sentences of a few queries
         return Workload(embedded=int(p["corpus_size"]) + len(p["queries"]), products=float(p["corpus_size"])
                         * len(p["queries"]), held=int(p["corpus_size"]), basis="its corpus_size")

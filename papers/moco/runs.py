@@ -1,8 +1,8 @@
 """MoCo-BERT's runs: every run a claim compares (the main run and in-batch negatives, the untrained encoders,
 Figure 2's queue sizes, Table 5) for every seed; the other runs (MoCo-BERT+NLI of Tables 1-3 and 8, which no claim
 compares; the analysis runs of Tables 4, 6 and Figure 2's small batch) for the first seed, which keeps the mini run
-within its 4-hour limit (figures/moco/calibration/README.md, "What the workflow cost"); Figure 3 (t-SNE) and Table 10 (nearest neighbours) for the
-main model's first seed. Both encoders form one model, ``init`` "pair"."""
+within its 4-hour limit (figures/moco/calibration/README.md, "What the workflow cost"); Figure 3 (t-SNE) and
+Table 10 (nearest neighbours) for the main model's first seed. Both encoders form one model, ``init`` "pair"."""
 from __future__ import annotations
 
 from common.runs import Run, RunRegistry
