@@ -48,13 +48,19 @@ def test_the_census_counts_a_too_large_routed_run_by_its_stand_in(small, tmp_pat
     cfg, manifest = small
     room = itertools.chain([0.0], itertools.repeat(1e6))
     monkeypatch.setattr(probe, "available_gb", lambda: next(room))
-    row = census._probe("vmsst", cfg, Run("vmsst_4enc", "l6", 1), manifest, tmp_path / "row", ranks=8, mfu=0.4)
+    row = census._probe("vmsst", cfg, Run("vmsst_4enc", "l6", 1), manifest, tmp_path / "row")
     assert row["step_counted_as"] == "l6/vmsst" and "needs about" in row["too_large_here"]
     own, stand_in = (probe.count_steps("vmsst", cfg, Run(m, "l6", 1), (1, 2), manifest, tmp_path / m)
                      for m in ("vmsst_4enc", "vmsst"))
-    direct = census._needs(own, (1, 2), ranks=8, mfu=0.4)
-    assert row["params"] == direct["params"] and row["model_states_gib"] == direct["model_states_gib"]
-    assert row["flops_per_step"] == pytest.approx(direct["flops_per_step"], rel=1e-6)
-    micro = row["micro_batch_per_gpu"]
-    bound = census.routed_extra_bytes(own[-1], stand_in[-1], micro, SMALL["hidden_size"]) / 2**30
-    assert direct["activations_gib"] <= row["activations_gib"] <= direct["activations_gib"] + bound
+    direct = census._counted(own[-1], own, (1, 2))  # the routed model counted directly (it fits at this width)
+    assert row["params"] == direct["params"] and row["optimizer_bytes"] == direct["optimizer_bytes"]
+    for key in ("fixed", "per_row"):
+        assert row["flops_fit"][key] == pytest.approx(direct["flops_fit"][key], rel=1e-6)
+
+    def at(fit, rows):
+        return fit["fixed"] + fit["per_row"] * rows
+
+    for rows in (1, 2, 64):  # the activations at a micro batch: the direct count, at most the bound above it
+        bound = census.routed_extra_bytes(own[-1], stand_in[-1], rows, SMALL["hidden_size"])
+        assert at(direct["activation_fit"], rows) <= at(row["activation_fit"], rows) * (1 + 1e-9)
+        assert at(row["activation_fit"], rows) <= (at(direct["activation_fit"], rows) + bound) * (1 + 1e-9)
