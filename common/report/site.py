@@ -190,9 +190,10 @@ class Site:
 
 
 def digest(figures: str | Path) -> str:
-    """One sha256 over every file under ``figures`` (names and contents): the site rule's trigger to rebuild."""
+    """One sha256 over every file under ``figures`` (names and contents) but the measurement logs (``*.jsonl``,
+    appended by benchmarks and CI runs; no page shows their rows): the site rule's trigger to rebuild."""
     h = hashlib.sha256()
-    for path in sorted(p for p in Path(figures).rglob("*") if p.is_file()):
+    for path in sorted(p for p in Path(figures).rglob("*") if p.is_file() and p.suffix != ".jsonl"):
         h.update(f"{path.relative_to(figures).as_posix()}\0{sha256_file(path)}\n".encode())
     return h.hexdigest()
 

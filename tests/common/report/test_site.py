@@ -39,6 +39,20 @@ def test_markdown_by_hand():
     assert slug("Table 1: BUCC (F1, %)") == "table-1-bucc-f1-"
 
 
+def test_the_digest_follows_the_pages_sources_not_the_measurement_logs(tmp_path):
+    from common.report.site import digest
+
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "a.md").write_text("# A\n")
+    (tmp_path / "logs" / "ci.jsonl").write_text('{"command": "x", "figures": {}}\n')
+    before = digest(tmp_path)
+    with open(tmp_path / "logs" / "ci.jsonl", "a") as fh:  # a benchmark or CI run appends its row
+        fh.write('{"command": "y", "figures": {}}\n')
+    assert digest(tmp_path) == before
+    (tmp_path / "a.md").write_text("# A, changed\n")
+    assert digest(tmp_path) != before
+
+
 def test_a_link_out_of_the_figures_is_refused(tmp_path):
     (tmp_path / "figures" / "claims").mkdir(parents=True)
     (tmp_path / "figures" / "claims" / "mini.md").write_text("See [the code](../../common/x.py).\n")
