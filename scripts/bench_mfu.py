@@ -135,8 +135,8 @@ class Shape:
     build: Callable[[str], tuple[torch.nn.Module, dict[str, torch.Tensor], int]]  # device -> model, batch, tokens
     vocabulary_head: bool = True
     note: str = ""
-    # device, steps -> (examples, collate) for the whole trainer's step (DAP and TR only)
-    data: Callable[[int], tuple[list[Any], Callable]] | None = None
+    # steps, device -> (examples, collate) for the whole trainer's step (DAP and TR only)
+    data: Callable[[int, str], tuple[list[Any], Callable]] | None = None
 
 
 def tokenizer():
@@ -167,10 +167,14 @@ def bert_config(vocab: int, tiny: bool, **extra: Any):
 def dap_shape(objectives: list[str], pairs: int, length: int, tiny: bool) -> Shape:
     name = ("dap" if "rtl" in objectives else "tr") + f"-{pairs}"
 
+    def collator(device: str, tok: Any = None):
+        from papers.dap.data import DAPCollator
+
+        return DAPCollator(tok or tokenizer(), length, objectives, rho=1.0, pad_scored_to=64 if device == "cuda" else 1)
+
     def build(device: str):
         from transformers import BertForMaskedLM
 
-        from papers.dap.data import DAPCollator
         from papers.dap.model import DAPModel
 
         tok = tokenizer()
@@ -178,25 +182,17 @@ def dap_shape(objectives: list[str], pairs: int, length: int, tiny: bool) -> Sha
         with torch.device(device):
             model = DAPModel(BertForMaskedLM(bert_config(MBERT_VOCAB if not tiny else len(tok), tiny)), objectives,
                              temperature=0.05, rtl_layers=2, pooling="cls", mask_token_id=tok.mask_token_id)
-        collate = DAPCollator(tok, length, objectives, rho=1.0, pad_scored_to=64 if device == "cuda" else 1)
-        batch = collate(list(zip(sentences(pairs, length, 1), sentences(pairs, length, 2), [1] * pairs)),
-                        torch.Generator().manual_seed(0))
+        batch = collator(device, tok)(list(zip(sentences(pairs, length, 1), sentences(pairs, length, 2), [1] * pairs)),
+                                      torch.Generator().manual_seed(0))
         tokens = int(batch["src_attention_mask"].sum() + batch["trg_attention_mask"].sum())
         return model, batch, tokens
 
-    def data(steps: int, device: str = "cpu") -> tuple[list[Any], Callable]:
+    def data(steps: int, device: str) -> tuple[list[Any], Callable]:
         n = pairs * steps
-        collate = DAPCollatorFor(length, objectives, device)
-        return list(zip(sentences(n, length, 11), sentences(n, length, 12), [1] * n)), collate
+        return list(zip(sentences(n, length, 11), sentences(n, length, 12), [1] * n)), collator(device)
 
     return Shape(name, "dap", pairs, length, BERT_VOCAB if tiny else MBERT_VOCAB, build, "rtl" in objectives,
                  "BERT-base, mBERT's vocabulary" + (", RTL K = 2" if "rtl" in objectives else ""), data)
-
-
-def DAPCollatorFor(length: int, objectives: list[str], device: str):  # noqa: N802 (a factory of the collator)
-    from papers.dap.data import DAPCollator
-
-    return DAPCollator(tokenizer(), length, objectives, rho=1.0, pad_scored_to=64 if device == "cuda" else 1)
 
 
 def hictl_shape(examples: int, length: int, tiny: bool) -> Shape:

@@ -65,10 +65,10 @@ def run_tokens(task: Task, ctx: EvalContext) -> TaskResult:
     p = task.params_for(ctx.scale)
     have = ctx.manifest["tatoeba_languages"]
     lang = p["language"] if p["language"] in have else have[0]
+    files = list(loaders.tatoeba_paths(ctx.manifest["tatoeba_dir"], lang))
     xx, en = loaders.read_tatoeba(ctx.manifest["tatoeba_dir"], lang)
     if len(xx) < p["pairs"]:
-        raise ValueError(f"{loaders.tatoeba_paths(ctx.manifest['tatoeba_dir'], lang)[0]}: {len(xx)} pairs, "
-                         f"dap-tokens needs {p['pairs']}")
+        raise ValueError(f"{files[0]}: {len(xx)} pairs, dap-tokens needs {p['pairs']}")
     xx, en = xx[:p["pairs"]], en[:p["pairs"]]
     per = token_states(ctx, xx) + token_states(ctx, en)
     states = np.concatenate(per)  # (N, D): the language's tokens, then English's
@@ -88,4 +88,4 @@ def run_tokens(task: Task, ctx: EvalContext) -> TaskResult:
                    for (x, y), e in zip(xy, is_english)],
     }
     scores["main_score"] = scores["other_language_nearest_pct"]
-    return TaskResult(scores, [lang, "eng"], list(loaders.tatoeba_paths(ctx.manifest["tatoeba_dir"], lang)))
+    return TaskResult(scores, [lang, "eng"], files)
