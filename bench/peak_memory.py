@@ -50,6 +50,6 @@ def write_figures(out: str | None, lines: list[str], record: dict) -> None:
         write_json(path.with_suffix(".json"), record)
         with atomic_write(path.with_suffix(".md")) as fh:
             fh.write("\n".join(lines) + "\n")
-        command = " ".join(["python", Path(sys.argv[0]).relative_to(ROOT).as_posix()
+        command = " ".join(["python", Path(sys.argv[0]).resolve().relative_to(ROOT).as_posix()
                             if Path(sys.argv[0]).resolve().is_relative_to(ROOT) else sys.argv[0], *sys.argv[1:]])
         measurements.append(path.parent / "log.jsonl", command, {"rows": record.get("rows", [])}, record=path.name)

@@ -60,10 +60,10 @@ from common.io import write_json
 from common.models.encoder import autocast, precision_dtype
 from common.precision import run_precision
 from common.training.cli import RunArguments
-from common.training.grad_cache import enable_grad_cache
 from common.training.malloc import keep_freed_memory
+from common.training.model_switches import apply_model_switches
 from common.training.onednn import bound_primitive_cache
-from common.training.trainer import TrainingArguments, build_optimizer, enable_activation_checkpointing
+from common.training.trainer import TrainingArguments, build_optimizer
 
 log = logging.getLogger("bench_job_step")
 
@@ -135,10 +135,7 @@ def build(name: str, paper: str, cfg: dict[str, Any], run: RunArguments, manifes
     built = recipe.build(cfg, run, manifest, examples)
     t = {**cfg["training"], **built.training_overrides}
     model = built.model.train()
-    if t.get("gradient_checkpointing"):
-        enable_activation_checkpointing(model)
-    if t.get("grad_cache_rows"):
-        enable_grad_cache(model, int(t["grad_cache_rows"]))
+    apply_model_switches(model, t)
     args = TrainingArguments.from_config(t, output_dir=run.output_dir, seed=run.seed)
     return Job(name, model, built.collate, build_optimizer(model, args), args.grad_clip, args.precision,
                int(t["global_batch_size"]), examples)

@@ -10,7 +10,11 @@ before (``RUNGS``):
 4. ``graphs``: compiled with CUDA graphs (``mode="reduce-overhead"``; GPU only): the step replays its kernels
    without launching them one by one;
 5. ``fused``: the vocabulary heads through the fused linear + cross-entropy (common/losses/linear_cross_entropy.py),
-   compiled with graphs as rung 4 (models without a vocabulary head, TR, have no such rung).
+   compiled with graphs as rung 4 (models without a vocabulary head, TR, have no such rung);
+6. ``buckets`` (HICTL-large only, whose sentences run to 256 tokens): rung 5 with length-bucketed encoder calls
+   (common/training/length_buckets.py, HICTL's paper-scale ``length_buckets`` and ``length_multiple``), compiled
+   without CUDA graphs (each bucket's width is a shape of its own). It computes fewer FLOPs than the padded rungs:
+   its MFU counts its own (counted with the buckets on), its ms/step and real tokens/s compare with the others.
 
 Shapes (``MODELS``): DAP and TR (DAP section 4.2) on mBERT's shape (BERT-base, 119,547 ids, RTL head K = 2) at 128
 pairs (the paper's per-GPU share of 1,024 on 8 GPUs) and 1,024 pairs (the global batch on one GPU), length 32;
@@ -94,11 +98,11 @@ from common.models.encoder import autocast  # noqa: E402
 # Dense bf16/fp16 tensor-core peaks (TFLOP/s), from the vendors' data sheets.
 GPU_PEAK_TFLOPS = {"H200": 989.4, "H100 SXM": 989.4, "H100 80GB HBM3": 989.4, "H100 PCIe": 756.0, "H100": 989.4,
                    "A100": 312.0, "L40S": 362.1, "A10": 125.0, "V100": 125.0}
-RUNGS = ("current", "one call", "compiled", "graphs", "fused")
+RUNGS = ("current", "one call", "compiled", "graphs", "fused", "buckets")
 RUNG_SETTINGS = {  # rung -> (joint_sides, vocab_loss, compiled, CUDA graphs)
     "current": (False, "plain", False, False), "one call": (True, "plain", False, False),
     "compiled": (True, "plain", True, False), "graphs": (True, "plain", True, True),
-    "fused": (True, "fused", True, True)}
+    "fused": (True, "fused", True, True), "buckets": (True, "fused", True, False)}
 MODELS = ("dap-128", "tr-128", "dap-1024", "tr-1024", "hictl-large", "vmsst")
 MBERT_VOCAB, XLMR_VOCAB, MT5_VOCAB, BERT_VOCAB = 119_547, 250_002, 250_112, 30_522  # BERT's: the tiny widths' ids
 TARGETS = [  # (model, what, test on the best rung's row, the issue's target in words)
@@ -137,6 +141,7 @@ class Shape:
     note: str = ""
     # steps, device -> (examples, collate) for the whole trainer's step (DAP and TR only)
     data: Callable[[int, str], tuple[list[Any], Callable]] | None = None
+    buckets: tuple[int, int] | None = None  # (length_buckets, length_multiple) of the buckets rung; None: no such rung
 
 
 def tokenizer():
@@ -220,8 +225,12 @@ def hictl_shape(examples: int, length: int, tiny: bool) -> Shape:
         model.window.update(torch.tensor(2.0).to(device))  # p_avg > 0: eq. 6's interpolated negatives are computed
         return model, batch, int(batch["x_mask"].sum() + batch["y_mask"].sum())
 
+    from common.config import load_config
+
+    t = load_config("hictl", "paper")["training"]
     return Shape("hictl-large", "hictl", examples, length, BERT_VOCAB if tiny else XLMR_VOCAB, build, True,
-                 "XLM-R large, half parallel (TLM 25 %), half monolingual (MLM 15 %), both CTLs, hard negatives")
+                 "XLM-R large, half parallel (TLM 25 %), half monolingual (MLM 15 %), both CTLs, hard negatives",
+                 buckets=(int(t["length_buckets"]), 4 if tiny else int(t["length_multiple"])))
 
 
 def vmsst_shape(pairs: int, length: int, tiny: bool) -> Shape:
@@ -268,10 +277,15 @@ def shapes(a: argparse.Namespace) -> dict[str, Shape]:
 
 
 # ------------------------------------------------------------------------------------------------------ rungs
-def set_rung(model: torch.nn.Module, rung: str) -> None:
-    """Switch the model's one-call encoding and its vocabulary loss to the rung's (the same weights for every
-    rung of a shape)."""
+def set_rung(model: torch.nn.Module, rung: str, buckets: tuple[int, int] | None = None) -> None:
+    """Switch the model's one-call encoding, its vocabulary loss and its length buckets to the rung's (the same
+    weights for every rung of a shape)."""
+    from common.training.length_buckets import disable_length_buckets, enable_length_buckets
+
     joint, vocab, _, _ = RUNG_SETTINGS[rung]
+    disable_length_buckets(model)
+    if rung == "buckets" and buckets is not None:
+        enable_length_buckets(model, *buckets)
     model.joint_sides = joint
     if hasattr(model, "vocab_loss"):
         model.vocab_loss = vocab
@@ -349,7 +363,15 @@ def ladder(shape: Shape, rungs: list[str], a: argparse.Namespace, budget: Budget
         step_function(model, a.precision, dev, reference)(batch).backward()
     opt.zero_grad(set_to_none=True)
     flops = counter.get_total_flops()
-    selected = [r for r in rungs if (shape.vocabulary_head or r != "fused") and (dev == "cuda" or r != "graphs")]
+    selected = [r for r in rungs if (shape.vocabulary_head or r != "fused") and (dev == "cuda" or r != "graphs")
+                and (shape.buckets is not None or r != "buckets")]
+    rung_flops = dict.fromkeys(selected, flops)
+    if "buckets" in selected:  # the bucketed step's own FLOPs: it skips most of the padding
+        set_rung(model, "buckets", shape.buckets)
+        with flop_counter() as counter:
+            step_function(model, a.precision, dev, "buckets")(batch).backward()
+        opt.zero_grad(set_to_none=True)
+        rung_flops["buckets"] = counter.get_total_flops()
     # the eager rungs first (cheap), then the compiled ones from the top of the ladder down (the top rung is the
     # figure that matters most), each while its expected compilation fits this shape's share of the budget
     order = sorted(selected, key=lambda r: (RUNG_SETTINGS[r][2], -RUNGS.index(r)))
@@ -368,7 +390,7 @@ def ladder(shape: Shape, rungs: list[str], a: argparse.Namespace, budget: Budget
         def one(rung: Rung = rung) -> None:
             if rung.graphs:
                 torch.compiler.cudagraph_mark_step_begin()
-            set_rung(model, rung.name)
+            set_rung(model, rung.name, shape.buckets)
             rung.forward(batch).backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
@@ -417,14 +439,14 @@ def ladder(shape: Shape, rungs: list[str], a: argparse.Namespace, budget: Budget
     current = next((statistics.median(r.times) for r in active if r.name == "current" and r.times), None)
     for rung in active:
         row: dict[str, Any] = {"model": shape.name, "paper": shape.paper, "rows": shape.rows, "length": shape.length,
-                               "vocab": shape.vocab, "rung": rung.name, "model_flops_per_step": flops,
+                               "vocab": shape.vocab, "rung": rung.name, "model_flops_per_step": rung_flops[rung.name],
                                "tokens_per_step": tokens, "note": shape.note}
         if rung.failed or not rung.times:
             rows.append({**row, "failed": rung.failed or "no time"})
             continue
         t = statistics.median(rung.times)
         row.update(ms_per_step=1e3 * t, step_ms_rounds=[1e3 * x for x in rung.times], tokens_per_second=tokens / t,
-                   tflops_per_second=flops / t / 1e12, mfu=flops / t / a.peak,
+                   tflops_per_second=rung_flops[rung.name] / t / 1e12, mfu=rung_flops[rung.name] / t / a.peak,
                    peak_memory_gib=rung.peak_bytes / 2**30 if rung.peak_bytes is not None else None,
                    compile_s=rung.compile_s, ratio_to_current=t / current if current else None)
         rows.append(row)
@@ -572,7 +594,8 @@ def markdown(out: dict[str, Any]) -> str:
              f"Precision {out['precision']}; peak {out['peak_flops'] / 1e12:.4g} TFLOP/s ({out['peak']}); "
              f"{out['rounds']} interleaved rounds of {out['steps']} steps after {out['warmup']} warm-up steps; "
              f"{out['elapsed_s']:.0f} s of a {out['budget_s']:.0f} s budget. A step is forward, backward and AdamW; "
-             "tokens are the batch's real (non-padding) tokens; MFU counts the model FLOPs of the current rung.", "",
+             "tokens are the batch's real (non-padding) tokens; MFU counts the model FLOPs of the current rung (the "
+             "buckets rung: its own, without most of the padding).", "",
              "| model | rung | ms/step | x current | x peer | real tokens/s | TFLOP/s | MFU | peak GiB | compile s |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     peers = {p["model"]: p for p in out["peers"]}

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from common.census import corpus, evaluation, measured, shape
+from common.census import checkpointing, corpus, evaluation, measured, shape
 from common.census import estimate as est
 from common.census.crosscheck import crosschecks, describe
 from common.census.probe import StepCount, TooLargeHere, count_parameters, count_steps, probe_corpus, recipe_of
@@ -73,21 +73,34 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict[str, A
         for (init, method), runs in groups.items():
             t0 = time.time()
             job = f"{init}/{method}"
-            counted = done.get(job)
-            if counted is None or not reusable(counted, method):
-                work = Path(tmp) / f"{init}.{method}"
-                earlier, counted = counted, (_counted(count_parameters(paper, cfg, runs[0], manifest, work))
-                                             if saves_only(method) else _probe(paper, cfg, runs[0], manifest, work))
-                if earlier is not None and ({"not_counted", "error"} & counted.keys()):
-                    # counted in full before (a quieter machine), not now: the earlier row, on the config's GPUs
-                    log.warning("%s %s: kept from the earlier census (%s)", paper, job,
-                                counted.get("not_counted") or counted.get("error"))
-                    rows.append(kept(earlier, len(runs), counted.get("not_counted") or counted["error"]))
-                    save(rows)
-                    continue
-            row = {"paper": paper, "job": job, "seeds": len(runs),
-                   **shaped({k: v for k, v in counted.items() if k in COUNTED}, t, method,
-                            functools.partial(_job_mfu, paper, job, mfu, figures))}
+            earlier = done.get(job)
+
+            def count(training: dict[str, Any], run: Run = runs[0], work: Path = Path(tmp) / f"{init}.{method}",
+                      method: str = method) -> dict[str, Any]:
+                mode_cfg = {**cfg, "training": training}
+                work = work / str(training.get("gradient_checkpointing"))
+                return (_counted(count_parameters(paper, mode_cfg, run, manifest, work)) if saves_only(method)
+                        else _probe(paper, mode_cfg, run, manifest, work))
+
+            chosen, by_mode = counts_by_checkpointing(
+                t, method, earlier, count, functools.partial(_shape_counted, method=method,
+                                                             mfu_at=functools.partial(_job_mfu, paper, job, mfu,
+                                                                                      figures)))
+            counted = by_mode[chosen]["counted"]
+            if earlier is not None and ({"not_counted", "error"} & counted.keys()):
+                # counted in full before (a quieter machine), not now: the earlier row, on the config's GPUs
+                log.warning("%s %s: kept from the earlier census (%s)", paper, job,
+                            counted.get("not_counted") or counted.get("error"))
+                rows.append(kept(earlier, len(runs), counted.get("not_counted") or counted["error"]))
+                save(rows)
+                continue
+            row = {"paper": paper, "job": job, "seeds": len(runs), **by_mode[chosen]["row"]}
+            if len(by_mode) > 1:  # the census chose: the choice, each candidate's count (kept for the next census)
+                row.update(checkpointing=chosen, counted_by_checkpointing={
+                    m: {k: v for k, v in b["counted"].items() if k in COUNTED} for m, b in by_mode.items()},
+                    checkpointing_candidates={m: {"gpus": b["row"].get("gpus"), "gpus_from": b["row"].get("gpus_from"),
+                                                  "a100_hours": b["row"].get("gpu_hours", {}).get("a100")}
+                                              for m, b in by_mode.items()})
             log.info("%s %s: %s GPUs (%s), %.1f GiB per GPU, MFU %.1f %% (%s), %.0f A100-hours (%.0f s)", paper, job,
                      row["gpus"], row["gpus_from"], row.get("memory_per_gpu_gib", float("nan")),
                      100 * row.get("mfu", float("nan")), row.get("mfu_source", "-"),
@@ -103,6 +116,44 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict[str, A
         rows.append(corpus.job_row(paper, cfg, data_root))
         save(rows)
     return rows
+
+
+def _shape_counted(counted: dict[str, Any], training: dict[str, Any], method: str,
+                   mfu_at: Callable[[float, int], measured.Mfu]) -> dict[str, Any]:
+    return shaped({k: v for k, v in counted.items() if k in COUNTED}, training, method, mfu_at)
+
+
+def counts_by_checkpointing(t: dict[str, Any], method: str, earlier: dict[str, Any] | None,
+                            count: Callable[[dict[str, Any]], dict[str, Any]],
+                            shape_row: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]],
+                            ) -> tuple[str, dict[str, dict[str, Any]]]:
+    """A training job counted under each checkpointing candidate of ``t`` (both under ``auto``, else the config's
+    own; a job that only saves its encoder under the config's), an earlier census's count reused where it has one:
+    the mode the job takes (:func:`common.census.checkpointing.choose`) and, per mode, ``counted`` (``count``'s,
+    the probe) and ``row`` (``shape_row(counted, training)``)."""
+    modes = (t.get("gradient_checkpointing", False),) if saves_only(method) else checkpointing.candidates(t)
+    by_mode: dict[str, dict[str, Any]] = {}
+    for mode in modes:
+        training = {**t, "gradient_checkpointing": mode}
+        counted = _earlier_count(earlier, mode, len(modes) > 1)
+        if counted is None or not reusable(counted, method):
+            counted = count(training)
+        by_mode[str(mode)] = {"counted": counted, "row": shape_row(counted, training)}
+    chosen = checkpointing.choose({m: v["row"] for m, v in by_mode.items()}) if len(modes) > 1 else str(modes[0])
+    return chosen, by_mode
+
+
+def _earlier_count(earlier: dict[str, Any] | None, mode: Any, chosen_by_census: bool) -> dict[str, Any] | None:
+    """An earlier census's count of a job under checkpointing ``mode``: its row where the config named the mode (and
+    the row was counted under it; a row from before rows named their mode counts as the config's), the row's count of
+    that candidate where the census chose (``auto``); None where it has none."""
+    if earlier is None:
+        return None
+    if not chosen_by_census:
+        same = earlier.get("counted_checkpointing", str(mode)) == str(mode)
+        return earlier if same and "counted_by_checkpointing" not in earlier else None
+    count: dict[str, Any] | None = earlier.get("counted_by_checkpointing", {}).get(str(mode))
+    return count
 
 
 def _job_mfu(paper: str, job: str, assumed: float, figures: Path, rows: float, length: int) -> measured.Mfu:
@@ -123,7 +174,7 @@ def kept(earlier: dict[str, Any], seeds: int, why: str) -> dict[str, Any]:
 # What a training job's row keeps from its count (the rest follows from these, its shape and its MFU: :func:`shaped`)
 COUNTED = ("params", "trainable_params", "optimizer_bytes", "precision", "zero_stage", "optimizer", "max_length",
            "global_batch", "micro_batch_cap", "steps", "pairs_seen", "keep_checkpoints", "activation_fit", "flops_fit",
-           "step_counted_as", "too_large_here", "not_counted", "error")
+           "step_counted_as", "too_large_here", "not_counted", "error", "counted_checkpointing")
 
 
 def reusable(row: dict[str, Any], method: str) -> bool:
@@ -187,7 +238,8 @@ def _counted(c: StepCount, counts: Sequence[StepCount] = (), probe_rows: tuple[i
            "precision": training.get("precision"), "zero_stage": int(training.get("zero_stage", 0)),
            "optimizer": training.get("optimizer", "adamw"), "max_length": int(training["max_length"]),
            "global_batch": batch, "micro_batch_cap": int(training.get("micro_batch_per_gpu") or 0), "steps": steps,
-           "pairs_seen": batch * steps, "keep_checkpoints": int(training.get("keep_checkpoints", 2))}
+           "pairs_seen": batch * steps, "keep_checkpoints": int(training.get("keep_checkpoints", 2)),
+           "counted_checkpointing": str(training.get("gradient_checkpointing", False))}
     if counts:
         flops = est.Linear.through(probe_rows, (counts[0].flops, counts[1].flops))
         acts = est.Linear.through(probe_rows, (counts[0].activation_bytes, counts[1].activation_bytes))
@@ -268,9 +320,10 @@ GPUS_FROM = {"memory": "memory", "paper": "paper's", "config": "config", "one ra
 
 
 def _gpus(r: dict[str, Any]) -> str:
-    """'4 (memory)': the job's GPUs and where the count comes from (:func:`common.runs.gpus_source`)."""
-    source = GPUS_FROM.get(r.get("gpus_from", ""), "")
-    return f"{r['gpus'] * r['nodes']}" + (f" ({source})" if source else "")
+    """'4 (memory)': the job's GPUs and where the count comes from (:func:`common.runs.gpus_source`); '8 (memory,
+    selective)' where the census chose the job's checkpointing (:mod:`common.census.checkpointing`)."""
+    notes = [n for n in (GPUS_FROM.get(r.get("gpus_from", ""), ""), r.get("checkpointing", "")) if n]
+    return f"{r['gpus'] * r['nodes']}" + (f" ({', '.join(notes)})" if notes else "")
 
 
 def _mfu(r: dict[str, Any], assumed: float) -> str:
@@ -363,7 +416,11 @@ def markdown(rows: list[dict[str, Any]], mfu: float, checks: dict[str, dict[str,
              "many ranks plus the activations of its share of the batch, at most 80 GB = 74.5 GiB per GPU), marked "
              "'memory'; 'paper's' where none does (the config's `gpus`, with its micro batches) or the config asks "
              "for the paper's count (`job_gpus: paper`). The global batch, and every loss over it, is the same at "
-             "every count. Slurm limit: the A100 wall time x "
+             "every count. Under `training.gradient_checkpointing: auto` the census counts a job with selective and "
+             "with full activation checkpointing, shapes it under each, and takes the one with the fewer GPU-hours "
+             "among those that fit the GPUs' memory (within "
+             f"{checkpointing.TIE:.0%} of each other: the one on fewer GPUs), named beside its GPUs "
+             "(`common/census/checkpointing.py`). Slurm limit: the A100 wall time x "
              f"{est.MARGIN:g}, at most {est.MAX_RUNTIME_MINUTES:,} minutes; resubmissions: how often a job "
              "checkpoints at its limit and is submitted again, ceil(wall time / (limit - stop margin)) - 1."
              + _retries_sentence(est.required_retries(rows), retries), ""]

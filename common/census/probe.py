@@ -15,8 +15,10 @@ Counted, at ``rows`` rows per side (the per-GPU micro batch is a multiple; ``est
 
 * **FLOPs** of forward + backward: ``torch.utils.flop_counter.FlopCounterMode`` (matrix products and attention);
 * **activation memory**: the bytes autograd saves for the backward pass (``saved_tensors_hooks``; each storage
-  once), under the job's precision (bf16 autocast on the CPU) and its ``gradient_checkpointing`` /
-  ``grad_cache_rows`` switches, as the trainer applies them;
+  once; attention dropout off, so that the CPU runs fused attention as a GPU does: :func:`attention_dropout_off`),
+  under the job's precision (bf16 autocast on the CPU) and its ``gradient_checkpointing`` /
+  ``grad_cache_rows`` switches, as the trainer applies them (``length_buckets`` changes nothing here: every probe
+  row is cut at ``max_length``);
 * **parameters**: trainable and total, of the model the trainer would wrap.
 """
 from __future__ import annotations
@@ -39,6 +41,7 @@ import torch
 from common.census import flops
 from common.census.architectures import CONFIGS
 from common.models import hub, tokenizer_sides
+from common.training.activation_checkpointing import count_selective_kept
 
 if TYPE_CHECKING:
     from transformers import PretrainedConfig, PreTrainedModel
@@ -180,9 +183,25 @@ def recipe_of(paper: str) -> Recipe:
 
 
 # ------------------------------------------------------------------ counting
+def attention_dropout_off(model: torch.nn.Module) -> int:
+    """Attention-probability dropout off in ``model``'s attention modules (Hugging Face's ``*Attention`` modules'
+    ``nn.Dropout``, ``nn.MultiheadAttention``'s rate); returns how many. On a GPU, attention with dropout runs a
+    fused kernel that keeps no (S x S) score matrix; on the CPU, dropout sends it down the decomposed path, which
+    keeps three per head (scores, softmax, mask): counted as they are, the CPU's activations would not be the GPU's.
+    Without dropout the CPU takes its own fused kernel (``common.census.flops`` counts its FLOPs as the GPU's)."""
+    n = 0
+    for m in model.modules():
+        if isinstance(m, torch.nn.MultiheadAttention) and m.dropout > 0:
+            m.dropout, n = 0.0, n + 1
+        elif "Attention" in type(m).__name__ and isinstance(getattr(m, "dropout", None), torch.nn.Dropout):
+            m.dropout.p, n = 0.0, n + 1
+    return n
+
+
 def saved_activation_bytes(model: torch.nn.Module, run_step: Callable[[], T]) -> tuple[int, T]:
     """Bytes of the distinct storages autograd saves for the backward pass while ``run_step()`` builds its graph,
-    the parameters' own storages excepted (under autocast their bf16 copies count: they live through the step).
+    and of those selective activation checkpointing keeps in its own cache, the parameters' own storages excepted
+    (under autocast their bf16 copies count: they live through the step).
     A storage is known by its ``_cdata`` (its C++ object), so fake tensors, which have no data, count too."""
     params = {p.untyped_storage()._cdata for p in model.parameters()}
     storages: dict[int, int] = {}
@@ -195,9 +214,10 @@ def saved_activation_bytes(model: torch.nn.Module, run_step: Callable[[], T]) ->
             keep.append(t)
         return t
 
-    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+    kept: dict[int, int] = {}  # what selective checkpointing keeps in its own cache, out of autograd's sight
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), count_selective_kept(kept):
         out = run_step()
-    return sum(storages.values()), out
+    return sum({**storages, **{k: v for k, v in kept.items() if k not in params}}.values()), out
 
 
 def count_steps(paper: str, cfg: dict[str, Any], run: Run, rows: tuple[int, ...], corpus_manifest: dict[str, Any],
@@ -208,8 +228,7 @@ def count_steps(paper: str, cfg: dict[str, Any], run: Run, rows: tuple[int, ...]
     a multiple of 64 positions would be mostly padding, the same at both sizes, and the fit per row would miss the
     heads' work; at a paper-scale micro batch the padding adds at most ``pad_scored_to - 1`` positions."""
     from common.models.encoder import autocast
-    from common.training.grad_cache import enable_grad_cache
-    from common.training.trainer import enable_activation_checkpointing
+    from common.training.model_switches import apply_model_switches
 
     cfg = {**cfg, "training": {**cfg["training"], "pad_scored_to": 1}}
     recipe, args, examples = _prepare(paper, cfg, run, corpus_manifest, workdir, max(rows))
@@ -223,11 +242,9 @@ def count_steps(paper: str, cfg: dict[str, Any], run: Run, rows: tuple[int, ...]
     with stand_in_models(workdir / "hub"):
         built = recipe.build(cfg, args, corpus_manifest, examples)
     model = built.model.train()
+    attention_dropout_off(model)
     training = {**t, **built.training_overrides}
-    if training.get("gradient_checkpointing"):
-        enable_activation_checkpointing(model)
-    if training.get("grad_cache_rows"):
-        enable_grad_cache(model, int(training["grad_cache_rows"]))
+    apply_model_switches(model, training)
     counts = []
     for n in rows:
         batch = built.collate([stretch(e, length) for e in examples[:n]], torch.Generator().manual_seed(0))

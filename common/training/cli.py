@@ -186,7 +186,8 @@ def main(recipe: Recipe, argv: list[str] | None = None) -> None:
     torch.manual_seed(run.seed)
     built = recipe.build(cfg, run, manifest, examples)
     overrides = {**built.training_overrides, **({"max_steps": run.max_steps} if run.max_steps is not None else {}),
-                 "rehearse_time_limit_at": run.rehearse_time_limit_at}
+                 "rehearse_time_limit_at": run.rehearse_time_limit_at,
+                 "gradient_checkpointing": run.gradient_checkpointing}
     args = TrainingArguments.from_config(t, output_dir=run.output_dir, seed=run.seed, stop_after=run.stop_after,
                                          **overrides)
     resolved = {"paper": recipe.paper, "experiment": experiment, "run": vars(run), "method": built.method,

@@ -22,7 +22,7 @@ from common.io import sha256_json
 # TrainingArguments that change when and how a run is saved or watched, not its arithmetic: a resume may change them
 # (Trainer._check_resumable)
 NOT_ARITHMETIC = frozenset({"stop_after", "output_dir", "save_every_minutes", "stop_margin_minutes", "tensorboard",
-                            "keep_checkpoints", "rehearse_time_limit_at"})
+                            "keep_checkpoints", "rehearse_time_limit_at", "gradient_checkpointing"})
 # top-level sections a training reads (every paper's config schema and the leaderboard's shared sections; an unlisted
 # one counts as read, and the tests ask that every schema's sections be listed here or below)
 READ_BY_TRAINING = frozenset({"scale", "corpus", "tokenizer", "encoders", "pooling", "training", "dap", "hictl",

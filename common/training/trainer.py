@@ -46,8 +46,8 @@ from common.io import DataFormatError, read_json, write_json
 from common.precision import deepspeed_precision, training_problems
 from common.training import rng
 from common.training.finite import FiniteGuard, require_finite_weights
-from common.training.grad_cache import enable_grad_cache
 from common.training.metrics_log import MetricsLog, peak_memory_mb
+from common.training.model_switches import apply_model_switches
 from common.training.provenance import NOT_ARITHMETIC
 from common.training.sampler import StepSampler
 from common.training.stopping import StopConditions, job_deadline
@@ -74,6 +74,9 @@ class LaunchArguments:
                 "with python -m common.eval)"})
     local_rank: int = field(default=-1,
                             metadata={"help": "set by the deepspeed launcher (the trainer reads LOCAL_RANK)"})
+    gradient_checkpointing: str | None = field(default=None, metadata={
+        "help": "override the config's training.gradient_checkpointing (full | selective): the census's choice for "
+                "a job under 'auto' (common/census/checkpointing.py)"})
 
 
 @dataclass
@@ -85,9 +88,14 @@ class TrainingArguments:
     warmup_steps: int = 0
     lr_schedule: str = "linear"  # linear | cosine | constant | inverse_sqrt (after warm-up)
     optimizer: str = "adamw"  # adamw | adafactor (VMSST section 6.4)
-    gradient_checkpointing: bool = False  # recompute activations in the backward pass (less memory, more time)
+    # recompute activations in the backward pass: False | True / full | selective | auto (activation_checkpointing.py)
+    gradient_checkpointing: bool | str = False
     shuffle: str = "randperm"  # randperm | feistel: the epoch's order (common/training/sampler.py)
     grad_cache_rows: int = 0  # > 0: encoders run in chunks of this many rows with cached gradients (grad_cache.py)
+    # > 1: each encoder call in this many groups of similar length, each cut to its longest row rounded up to
+    # length_multiple columns (length_buckets.py)
+    length_buckets: int = 0
+    length_multiple: int = 8
     # torch.compile of the model's step (forward and loss; backward through AOTAutograd), in place: the state dict,
     # checkpoints and saved models keep their names. On at paper scale; off at the CPU scales, where compiling costs
     # more than it saves in a run of a few hundred steps
@@ -193,16 +201,6 @@ def lr_lambda(args: TrainingArguments) -> Callable[[int], float]:
         return max(0.0, 1.0 - progress)
 
     return f
-
-
-def enable_activation_checkpointing(model: nn.Module) -> None:
-    """Recompute activations in the backward pass in every sub-module that supports it (HF models:
-    ``activation_checkpointing_enable``, formerly ``gradient_checkpointing_enable``; our own decoders too)."""
-    for m in model.modules():
-        enable = getattr(m, "activation_checkpointing_enable", None) or getattr(m, "gradient_checkpointing_enable",
-                                                                              None)
-        if enable is not None:
-            enable()
 
 
 def build_optimizer(model: nn.Module, args: TrainingArguments) -> torch.optim.Optimizer:
@@ -344,10 +342,7 @@ class Trainer:
             raise ValueError(f"micro_batch_per_gpu {self.args.micro_batch_per_gpu} splits each rank's batch in "
                              f"{self.accum}, but {type(self.model).__name__}'s loss is not declared a mean over its "
                              "examples (batch_decomposable): accumulated micro-batches would change what it optimizes")
-        if self.args.gradient_checkpointing:
-            enable_activation_checkpointing(self.model)
-        if self.args.grad_cache_rows:
-            enable_grad_cache(self.model, self.args.grad_cache_rows)
+        apply_model_switches(self.model, asdict(self.args))
         if self.args.compile:
             mode = self.args.compile_mode if self.args.compile_backend == "inductor" else None
             self.model.compile(backend=self.args.compile_backend, mode=mode)

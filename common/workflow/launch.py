@@ -128,6 +128,16 @@ def job_census_gpus(cfg: dict[str, Any], experiment: str, job: str, census: Path
     return census_gpus(census_jobs(experiment, census).get(job))
 
 
+def job_census_checkpointing(cfg: dict[str, Any], experiment: str, job: str, census: Path = CENSUS) -> str | None:
+    """The activation checkpointing the census chose for ``job`` (``init/method``) under
+    ``training.gradient_checkpointing: auto`` at paper scale (:mod:`common.census.checkpointing`); None where it
+    chose none (another scale, another setting, a job it lacks): the job runs its config's."""
+    if cfg.get("scale") != "paper" or cfg["training"].get("gradient_checkpointing") != "auto":
+        return None
+    chosen = census_jobs(experiment, census).get(job, {}).get("checkpointing")
+    return None if chosen is None else str(chosen)
+
+
 def train_resources(cfg: dict[str, Any], experiment: str, census: Path = CENSUS,
                     job: Callable[[Any], str] = lambda wc: f"{wc.init}/{wc.method}", ranks: int | None = None,
                     stage: str = "train",

@@ -15,6 +15,8 @@ weights and replaces each block's cross-attention with the latent input.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import nn
 from torch.utils.checkpoint import checkpoint
@@ -154,12 +156,13 @@ class LatentDecoder(LatentOutput):
         self.layers = nn.ModuleList(LatentDecoderLayer(d, heads, ffn, latent, dropout) for _ in range(layers))
         self.dropout = nn.Dropout(dropout)
         self.out = output_projection(d, latent, embeddings.num_embeddings, factored)
-        self.checkpointing = False
+        self.checkpointing: dict[str, Any] | None = None  # torch.utils.checkpoint's arguments, when on
 
-    def activation_checkpointing_enable(self) -> None:
+    def activation_checkpointing_enable(self, activation_checkpointing_kwargs: dict[str, Any] | None = None) -> None:
         """Recompute each layer's activations in the backward pass (the trainer's ``gradient_checkpointing``
-        switch; the paper's Limitations: decoders "can be trained with gradient checkpointing")."""
-        self.checkpointing = True
+        switch, full or selective: common/training/activation_checkpointing.py; the paper's Limitations: decoders
+        "can be trained with gradient checkpointing")."""
+        self.checkpointing = activation_checkpointing_kwargs or {"use_reentrant": False}
 
     def features(self, targets: torch.Tensor, target_mask: torch.Tensor, lang: torch.Tensor,
                  z_sem: torch.Tensor, z_lang: torch.Tensor) -> torch.Tensor:
@@ -172,8 +175,8 @@ class LatentDecoder(LatentOutput):
         pad = torch.cat([torch.zeros(B, 1, dtype=torch.bool, device=x.device), ~target_mask[:, :-1].bool()], dim=1)
         z = torch.cat([z_sem, z_lang], dim=-1)  # (B, 2k)
         for layer in self.layers:
-            if self.checkpointing and self.training:
-                x = checkpoint(layer, x, z, causal, pad, use_reentrant=False)
+            if self.checkpointing is not None and self.training:
+                x = checkpoint(layer, x, z, causal, pad, **self.checkpointing)
             else:
                 x = layer(x, z, causal, pad)
         zz = torch.cat([z_lang, z_sem], dim=-1)[:, None, :].expand(-1, T, -1)

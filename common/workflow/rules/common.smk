@@ -1,7 +1,7 @@
 # Included first by every experiment's Snakefile, after it has set EXPERIMENT, SCALE, CFG and REG.
 from common.models import tokenizer_sides as tokenizers
 from common.runs import INIT, saves_only
-from common.workflow.launch import job_census_gpus, job_resources, shape as job_shape, train_resources
+from common.workflow.launch import job_census_checkpointing, job_census_gpus, job_resources, shape as job_shape, train_resources
 from common.models import hub
 from common.workflow.paths import Paths, download_args, download_inputs, model_done
 

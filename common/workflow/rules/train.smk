@@ -30,6 +30,13 @@ def trained_settings(wc):
     return _training_digest(TRAINS(wc.method)[0])
 
 
+def census_checkpointing(wc):
+    """Under training.gradient_checkpointing: auto at paper scale, the checkpointing the census chose for the job
+    (common/census/checkpointing.py); none where the config's own applies."""
+    chosen = job_census_checkpointing(CFG, EXPERIMENT, f"{wc.init}/{wc.method}")
+    return ["--gradient_checkpointing", chosen] if chosen else []
+
+
 def rehearsed_time_limit(wc):
     """The rehearsal's simulated time limit, for the one run it names (training.rehearse_time_limit)."""
     r = TRAIN.get("rehearse_time_limit")
@@ -55,6 +62,7 @@ rule train:
         rank_threads=lambda wc: train_shape(wc).rank_threads,
         rehearse=rehearsed_time_limit,
         snapshots=snapshot_steps,
+        checkpointing=census_checkpointing,
         settings=trained_settings,
     threads: lambda wc: train_shape(wc).threads
     # the rehearsal's time limit ends one run's first attempt with EXIT_RESUME; the retry resumes. Otherwise (None:
@@ -73,4 +81,5 @@ rule train:
     shell:
         "OMP_NUM_THREADS={params.rank_threads} {params.launcher} -m {params.module:q} --experiment {params.experiment:q} --scale {params.scale:q} "
         "--method {params.method:q} --init {wildcards.init:q} --seed {wildcards.seed:q} --corpus {input.corpus:q} "
-        "--tokenizer {params.tokenizer:q} --output_dir {params.run_dir:q} {params.rehearse:q} {params.snapshots:q} > {log:q} 2>&1"
+        "--tokenizer {params.tokenizer:q} --output_dir {params.run_dir:q} {params.rehearse:q} {params.snapshots:q} "
+        "{params.checkpointing:q} > {log:q} 2>&1"

@@ -253,3 +253,32 @@ def test_a_measured_mfu_is_stated_beside_the_assumed_one(tmp_path):
     (tmp_path / "h100" / "mfu-2.json").write_text(json.dumps(second))
     [sentence] = measured_mfu(tmp_path)
     assert "TR 5.7-8.0 %, DAP 6.2-7.8 %" in sentence and "2 runs)" in sentence
+
+
+def test_the_probe_counts_attention_as_a_gpu_runs_it():
+    """Attention dropout off while counting (common/census/probe.py ``attention_dropout_off``): the CPU then runs its
+    fused attention kernel, as a GPU runs its own with dropout, and keeps no (S x S) score matrices; its FLOPs are
+    those torch counts for the GPU's fused kernels (the decomposed path counts a little less: the fused backward
+    computes the scores again); hidden dropout stays on."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    from common.census import flops
+    from common.census.probe import attention_dropout_off, saved_activation_bytes
+
+    def count(attention_dropout: float, off: bool):
+        torch.manual_seed(0)
+        model = BertModel(BertConfig(vocab_size=50, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                     intermediate_size=64, attention_probs_dropout_prob=attention_dropout)).train()
+        if off:
+            assert attention_dropout_off(model) == 2  # one self-attention per layer
+        ids = torch.randint(1, 50, (4, 24), generator=torch.Generator().manual_seed(1))
+        with flops.counter() as counter:
+            kept, out = saved_activation_bytes(model, lambda: model(input_ids=ids).last_hidden_state)
+            out.sum().backward()
+        return kept, counter.get_total_flops()
+
+    (plain, plain_flops), (off, off_flops), (dropped, dropped_flops) = (count(0.0, False), count(0.1, True),
+                                                                        count(0.1, False))
+    assert off == plain and off_flops == plain_flops and 0.95 < dropped_flops / off_flops < 1
+    assert dropped > off  # the decomposed path's scores, softmax and masks, 3 x 4 heads x 24 x 24 per layer and row

@@ -8,7 +8,13 @@ import pytest
 
 from common.config import load_experiment_config
 from common.training import cli
-from common.training.provenance import NOT_READ_BY_TRAINING, READ_BY_TRAINING, changed_settings, training_digest
+from common.training.provenance import (
+    NOT_ARITHMETIC,
+    NOT_READ_BY_TRAINING,
+    READ_BY_TRAINING,
+    changed_settings,
+    training_digest,
+)
 from tests.conftest import ROOT
 
 
@@ -141,3 +147,31 @@ def test_checkpoints_past_a_missing_snapshot_are_not_resumed(tmp_path):
     (tmp_path / "snapshots" / "step200").mkdir()
     cli.refuse_missing_snapshots(SimpleNamespace(output_dir=str(tmp_path), snapshot_steps=[100, 200, 300]))
     cli.refuse_missing_snapshots(SimpleNamespace(output_dir=str(tmp_path), snapshot_steps=[300]))
+
+
+def test_the_census_choice_of_checkpointing_reaches_the_trainer_and_a_change_of_it_resumes(monkeypatch, tmp_path):
+    """``--gradient_checkpointing`` (the train rule passes the census's choice under ``auto``) overrides the
+    config's; it changes memory and time, not the arithmetic (NOT_ARITHMETIC): a run checkpointed under the other
+    mode resumes."""
+    from common.training.trainer import TrainingArguments
+
+    seen = []
+
+    def trainer(model, examples, collate, args, config_to_save, on_step, snapshot_steps=()):
+        seen.append(args.gradient_checkpointing)
+        raise Stop
+
+    monkeypatch.setattr(cli, "load_manifest", lambda path: {})
+    monkeypatch.setattr(cli, "Trainer", trainer)
+    stub = SimpleNamespace(paper="moco", examples=lambda cfg, run, manifest: [],
+                           build=lambda cfg, run, manifest, examples: SimpleNamespace(
+                               training_overrides={}, method="moco", model=None, collate=None))
+    argv = ["--scale", "smoke", "--method", "moco", "--init", "pair", "--seed", "1", "--corpus", "c.json",
+            "--tokenizer", "t", "--output_dir", str(tmp_path)]
+    for extra in ([], ["--gradient_checkpointing", "selective"]):
+        with pytest.raises(Stop):
+            cli.main(stub, argv + extra)
+    assert seen == [False, "selective"]
+    assert "gradient_checkpointing" in NOT_ARITHMETIC
+    assert TrainingArguments(output_dir="x", max_steps=1, global_batch_size=1, learning_rate=1.0,
+                             gradient_checkpointing="auto").gradient_checkpointing == "auto"

@@ -135,3 +135,26 @@ def test_a_job_runs_on_the_gpus_the_census_found_from_memory(tmp_path):
     assert (res["mem_mb"](wc), res["runtime"](wc)) == (30000, 900)
     res = train_resources({**cfg, "training": {**training, "job_gpus": "paper"}}, "dap", path)
     assert (res["mem_mb"](wc), res["runtime"](wc)) == (120000, 225)
+
+
+def test_a_job_takes_the_checkpointing_the_census_chose(tmp_path):
+    """Under ``training.gradient_checkpointing: auto`` at paper scale, a job runs the census's choice for it (the
+    train rule passes ``--gradient_checkpointing``); a job the census did not choose for, another setting and
+    another scale run the config's own."""
+    import json
+
+    from common.workflow.launch import job_census_checkpointing
+
+    path = tmp_path / "paper.json"
+    row = {"paper": "vmsst", "job": "l24/vmsst", "gpus": 8, "nodes": 1, "gpus_from": "memory",
+           "checkpointing": "selective"}
+    path.write_text(json.dumps({"jobs": [row, {**row, "job": "mt5/vmsst", "checkpointing": "full"},
+                                         {k: v for k, v in row.items() if k != "checkpointing"} | {"job": "l6/x"}]}))
+    cfg = {"scale": "paper", "training": {"gradient_checkpointing": "auto"}}
+    assert job_census_checkpointing(cfg, "vmsst", "l24/vmsst", path) == "selective"
+    assert job_census_checkpointing(cfg, "vmsst", "mt5/vmsst", path) == "full"
+    assert job_census_checkpointing(cfg, "vmsst", "l6/x", path) is None  # counted under the config's own
+    assert job_census_checkpointing(cfg, "vmsst", "no/such", path) is None
+    assert job_census_checkpointing({**cfg, "training": {"gradient_checkpointing": True}}, "vmsst", "l24/vmsst",
+                                    path) is None
+    assert job_census_checkpointing({**cfg, "scale": "rehearsal"}, "vmsst", "l24/vmsst", path) is None

@@ -7,7 +7,7 @@ import pytest
 import torch
 from transformers import BertConfig, BertModel
 
-from common.training.trainer import enable_activation_checkpointing
+from common.training.activation_checkpointing import enable_activation_checkpointing
 from papers.vmsst import variants
 from papers.vmsst.data import VMSSTCollator
 from papers.vmsst.decoder import LatentDecoder
@@ -376,13 +376,14 @@ def test_pretrained_t5_run_trains_saves_and_embeds(tmp_path):
     assert torch.allclose(emb, want, atol=1e-5)
 
 
-def test_gradient_checkpointing_gives_the_same_gradients():
+@pytest.mark.parametrize("mode", ["full", "selective"])
+def test_gradient_checkpointing_gives_the_same_gradients(mode):
     """The Limitations section's memory switch: recomputing activations changes no gradient."""
     grads = []
     for ckpt in (False, True):
         m = model()
         if ckpt:
-            enable_activation_checkpointing(m)  # the trainer's gradient_checkpointing switch
+            enable_activation_checkpointing(m, mode)  # the trainer's gradient_checkpointing switch
             assert m.decoders[0].checkpointing and m.semantic.backbone.is_activation_checkpointing
         torch.manual_seed(2)
         m(**batch())["loss"].backward()
