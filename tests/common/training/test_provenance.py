@@ -95,13 +95,11 @@ class Stop(Exception):
     pass
 
 
-def test_the_command_line_refuses_to_resume_a_run_of_other_settings(monkeypatch, tmp_path):
-    """cli.main compares the checkpointed run's config with its own before the trainer starts: a changed method
-    section (which TrainingArguments do not hold) stops it, naming the key; the same settings resume."""
-    saved = []
-
+def command_line(monkeypatch, tmp_path, seen, what):
+    """A MoCo-BERT smoke command line whose trainer records ``what(args, config_to_save)`` in ``seen`` and stops
+    before training: (the recipe stub, argv)."""
     def trainer(model, examples, collate, args, config_to_save, on_step, snapshot_steps=()):
-        saved.append(config_to_save)
+        seen.append(what(args, config_to_save))
         raise Stop
 
     monkeypatch.setattr(cli, "load_manifest", lambda path: {})
@@ -109,8 +107,15 @@ def test_the_command_line_refuses_to_resume_a_run_of_other_settings(monkeypatch,
     stub = SimpleNamespace(paper="moco", examples=lambda cfg, run, manifest: [],
                            build=lambda cfg, run, manifest, examples: SimpleNamespace(
                                training_overrides={}, method="moco", model=None, collate=None))
-    argv = ["--scale", "smoke", "--method", "moco", "--init", "pair", "--seed", "1", "--corpus", "c.json",
-            "--tokenizer", "t", "--output_dir", str(tmp_path)]
+    return stub, ["--scale", "smoke", "--method", "moco", "--init", "pair", "--seed", "1", "--corpus", "c.json",
+                  "--tokenizer", "t", "--output_dir", str(tmp_path)]
+
+
+def test_the_command_line_refuses_to_resume_a_run_of_other_settings(monkeypatch, tmp_path):
+    """cli.main compares the checkpointed run's config with its own before the trainer starts: a changed method
+    section (which TrainingArguments do not hold) stops it, naming the key; the same settings resume."""
+    saved = []
+    stub, argv = command_line(monkeypatch, tmp_path, saved, lambda args, config: config)
     with pytest.raises(Stop):  # nothing to resume
         cli.main(stub, argv)
     (tmp_path / "checkpoints").mkdir()
@@ -156,18 +161,7 @@ def test_the_census_choice_of_checkpointing_reaches_the_trainer_and_a_change_of_
     from common.training.trainer import TrainingArguments
 
     seen = []
-
-    def trainer(model, examples, collate, args, config_to_save, on_step, snapshot_steps=()):
-        seen.append(args.gradient_checkpointing)
-        raise Stop
-
-    monkeypatch.setattr(cli, "load_manifest", lambda path: {})
-    monkeypatch.setattr(cli, "Trainer", trainer)
-    stub = SimpleNamespace(paper="moco", examples=lambda cfg, run, manifest: [],
-                           build=lambda cfg, run, manifest, examples: SimpleNamespace(
-                               training_overrides={}, method="moco", model=None, collate=None))
-    argv = ["--scale", "smoke", "--method", "moco", "--init", "pair", "--seed", "1", "--corpus", "c.json",
-            "--tokenizer", "t", "--output_dir", str(tmp_path)]
+    stub, argv = command_line(monkeypatch, tmp_path, seen, lambda args, config: args.gradient_checkpointing)
     for extra in ([], ["--gradient_checkpointing", "selective"]):
         with pytest.raises(Stop):
             cli.main(stub, argv + extra)
