@@ -273,8 +273,9 @@ def assert_slurm_shape(printed: str, rule: str, experiment: str, threads: int = 
     """Every job of a training rule prints its Slurm shape: one node, the GPUs the census found for it from memory
     (figures/census/paper.json, ``gpus_from: memory``: the fewest whose memory holds its global batch at one micro
     batch; the config's where it did not), the CPUs of its ranks and the census's runtime; it runs our per-node
-    launcher with one rank per GPU, or one process on one GPU. A run that only saves its encoder (method init)
-    asks for one GPU and the CPUs of one rank. Returns each job's GPUs (``init/method`` -> GPUs)."""
+    launcher with one rank per GPU, or one process on one GPU, with the activation checkpointing the census chose for
+    it where it chose (``gradient_checkpointing: auto``). A run that only saves its encoder (method init) asks for one
+    GPU and the CPUs of one rank. Returns each job's GPUs (``init/method`` -> GPUs)."""
     from common.workflow.launch import census_jobs
 
     census = census_jobs(experiment)
@@ -289,6 +290,8 @@ def assert_slurm_shape(printed: str, rule: str, experiment: str, threads: int = 
         assert row.get("gpus_from") in ({"one rank"} if b in saves else {"memory", "paper"}), (job, row)
         assert f"gpu={gpus}, nodes=1, cpus_per_task={threads * gpus}," in b, b
         assert f"runtime={row['runtime_minutes']}" in b and f"mem_mb={row['mem_mb']}" in b, b
+        chosen = row.get("checkpointing")
+        assert (f"--gradient_checkpointing {chosen} " in b) if chosen else ("--gradient_checkpointing" not in b), b
         if gpus > 1:
             assert f"OMP_NUM_THREADS={threads} python -m common.distributed.launch --nproc {gpus} -m papers." in b, b
         else:
@@ -343,11 +346,12 @@ def test_vmsst_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     assert counts["vmsst_train"] == 12 + 3 + 8 + 4 + 8
     assert counts["vmsst_evaluate_task"] == 8 * counts["vmsst_train"]
     assert counts["vmsst_tokenizer"] == 3 and counts["vmsst_corpus"] == 1 and counts["vmsst_all"] == 1
-    # most jobs hold their 2,048 pairs on one GPU; the four-encoder model needs 2; Table 7's 2x and 4x VMSST batches
-    # keep the paper's 8 GPUs and their micro-batches of 256 pairs (vmsst.micro_batch_per_gpu: one micro batch
-    # would need 16 or 32 GPUs)
+    # the census takes selective activation checkpointing for every VMSST job: the 6-layer model then holds its
+    # 2,048 pairs on 2 GPUs, the four-encoder model on 8; Table 7's 2x and 4x VMSST batches keep the paper's 8 GPUs
+    # and their micro-batches of 256 pairs (vmsst.micro_batch_per_gpu: one micro batch would need 16 or 32 GPUs)
     shapes = assert_slurm_shape(printed, "vmsst_train", "vmsst")
-    assert (shapes["l6/vmsst"], shapes["l24/vmsst_4enc"], shapes["l24/vmsst_b4"]) == (1, 2, 8)
+    assert (shapes["l6/vmsst"], shapes["l24/vmsst_4enc"], shapes["l24/vmsst_b4"]) == (2, 8, 8)
+    assert "--method vmsst --init l24 --seed 1 " in printed and "--gradient_checkpointing selective " in printed
     assert "-m papers.vmsst.train --experiment vmsst --scale paper --method vmsst_b4 --init l24" in printed
     assert printed.count("--pretrained google/mt5-large") == 3  # the random-init settings use mT5's vocabulary too
     assert "--task question-retrieval@nq --model-dir" in printed and "--task question-retrieval@mkqa" in printed
@@ -359,11 +363,13 @@ def test_hictl_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     assert counts["hictl_train"] == 2 * 4 + 3
     # every evaluation task of every run is a job of its own (a failed task reruns alone), Figure 4's t-SNE included
     assert counts["hictl_evaluate_task"] == 145 and "hictl_evaluate" not in counts
-    # HICTL large with both CTLs needs 4 GPUs for its 1,024 examples of up to 2 x 256 tokens, its ablations 2, the
-    # MLM/TLM-only run and every base run 1
+    # HICTL large with both CTLs needs 4 GPUs for its 1,024 examples of up to 2 x 256 tokens under full activation
+    # checkpointing (selective would need more than a node), its ablation without the MT pairs 2; the census takes
+    # selective for the large MLM/TLM-only run (4 GPUs) and the base HICTL runs (8)
     shapes = assert_slurm_shape(printed, "hictl_train", "hictl")
     assert (shapes["xlmr_large/hictl_hns"], shapes["xlmr_large/hictl_hns_no-mt"], shapes["xlmr_large/lm_only"],
-            shapes["xlmr_base/hictl_hns"]) == (4, 2, 1, 1)
+            shapes["xlmr_base/hictl_hns"]) == (4, 2, 4, 8)
+    assert "--gradient_checkpointing full " in printed and "--gradient_checkpointing selective " in printed
     assert "-m papers.hictl.train --experiment hictl --scale paper --method hictl_hns --init xlmr_large" in printed
     assert "--task qa@xquad-translate-train-all --model-dir" in printed
     # NMT (section 4.2) from HICTL Base: stage 1 per (setting, pre-trained system), stage 2 per pair, random init
