@@ -283,9 +283,12 @@ def set_rung(model: torch.nn.Module, rung: str, buckets: tuple[int, int] | None 
     from common.training.length_buckets import disable_length_buckets, enable_length_buckets
 
     joint, vocab, _, _ = RUNG_SETTINGS[rung]
-    disable_length_buckets(model)
-    if rung == "buckets" and buckets is not None:
-        enable_length_buckets(model, *buckets)
+    bucketed = rung == "buckets" and buckets is not None
+    if bucketed != getattr(model, "bench_bucketed", False):  # only where the rung changes it: this runs every step
+        disable_length_buckets(model)
+        if bucketed:
+            enable_length_buckets(model, *buckets)
+        model.bench_bucketed = bucketed
     model.joint_sides = joint
     if hasattr(model, "vocab_loss"):
         model.vocab_loss = vocab

@@ -74,18 +74,11 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict[str, A
             t0 = time.time()
             job = f"{init}/{method}"
             earlier = done.get(job)
-
-            def count(training: dict[str, Any], run: Run = runs[0], work: Path = Path(tmp) / f"{init}.{method}",
-                      method: str = method) -> dict[str, Any]:
-                mode_cfg = {**cfg, "training": training}
-                work = work / str(training.get("gradient_checkpointing"))
-                return (_counted(count_parameters(paper, mode_cfg, run, manifest, work)) if saves_only(method)
-                        else _probe(paper, mode_cfg, run, manifest, work))
-
             chosen, by_mode = counts_by_checkpointing(
-                t, method, earlier, count, functools.partial(_shape_counted, method=method,
-                                                             mfu_at=functools.partial(_job_mfu, paper, job, mfu,
-                                                                                      figures)))
+                t, method, earlier,
+                functools.partial(_count_job, paper, cfg, runs[0], manifest, Path(tmp) / f"{init}.{method}"),
+                functools.partial(_shape_counted, method=method,
+                                  mfu_at=functools.partial(_job_mfu, paper, job, mfu, figures)))
             counted = by_mode[chosen]["counted"]
             if earlier is not None and ({"not_counted", "error"} & counted.keys()):
                 # counted in full before (a quieter machine), not now: the earlier row, on the config's GPUs
@@ -97,7 +90,7 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict[str, A
             row = {"paper": paper, "job": job, "seeds": len(runs), **by_mode[chosen]["row"]}
             if len(by_mode) > 1:  # the census chose: the choice, each candidate's count (kept for the next census)
                 row.update(checkpointing=chosen, counted_by_checkpointing={
-                    m: {k: v for k, v in b["counted"].items() if k in COUNTED} for m, b in by_mode.items()},
+                    m: _kept_count(b["counted"]) for m, b in by_mode.items()},
                     checkpointing_candidates={m: {"gpus": b["row"].get("gpus"), "gpus_from": b["row"].get("gpus_from"),
                                                   "a100_hours": b["row"].get("gpu_hours", {}).get("a100")}
                                               for m, b in by_mode.items()})
@@ -118,9 +111,23 @@ def job_rows(paper: str, mfu: float, data_root: str, done: dict[str, dict[str, A
     return rows
 
 
+def _count_job(paper: str, cfg: dict[str, Any], run: Run, manifest: dict[str, Any], work: Path,
+               training: dict[str, Any]) -> dict[str, Any]:
+    """A job's count under ``training`` (the config's section with one checkpointing mode), in a folder of its mode."""
+    mode_cfg = {**cfg, "training": training}
+    work = work / str(training.get("gradient_checkpointing"))
+    return (_counted(count_parameters(paper, mode_cfg, run, manifest, work)) if saves_only(run.method)
+            else _probe(paper, mode_cfg, run, manifest, work))
+
+
+def _kept_count(counted: dict[str, Any]) -> dict[str, Any]:
+    """What a row keeps of a count (:data:`COUNTED`)."""
+    return {k: v for k, v in counted.items() if k in COUNTED}
+
+
 def _shape_counted(counted: dict[str, Any], training: dict[str, Any], method: str,
                    mfu_at: Callable[[float, int], measured.Mfu]) -> dict[str, Any]:
-    return shaped({k: v for k, v in counted.items() if k in COUNTED}, training, method, mfu_at)
+    return shaped(_kept_count(counted), training, method, mfu_at)
 
 
 def counts_by_checkpointing(t: dict[str, Any], method: str, earlier: dict[str, Any] | None,

@@ -84,8 +84,8 @@ _kept: contextvars.ContextVar[dict[int, int] | None] = contextvars.ContextVar("s
 
 
 class _RecordKept(TorchDispatchMode):
-    """Notes the output storages of the operations :func:`policy` keeps (the probe's count: autograd's
-    ``saved_tensors_hooks`` do not see what the policy's cache holds)."""
+    """Notes the output storages of the operations :func:`policy` keeps, as it decides for each call (the probe's
+    count: autograd's ``saved_tensors_hooks`` do not see what the policy's cache holds)."""
 
     def __init__(self, sink: dict[int, int]):
         super().__init__()
@@ -93,8 +93,9 @@ class _RecordKept(TorchDispatchMode):
 
     def __torch_dispatch__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
                            kwargs: dict[str, Any] | None = None) -> Any:
-        out = func(*args, **(kwargs or {}))
-        if func in SAVED_OPS:
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        if policy(None, func, *args, **kwargs) is CheckpointPolicy.MUST_SAVE:
             for t in tree_leaves(out):
                 if isinstance(t, torch.Tensor):
                     s = t.untyped_storage()

@@ -14,7 +14,7 @@ from common.training.length_buckets import enable_length_buckets
 
 
 def apply_model_switches(model: nn.Module, training: Mapping[str, Any]) -> None:
-    """``gradient_checkpointing`` (false, true / full, selective), ``grad_cache_rows`` (0: off) and
+    """``gradient_checkpointing`` (false, true / full, selective, auto: full here), ``grad_cache_rows`` (0: off) and
     ``length_buckets`` (0 or 1: off) of a config's ``training`` section, applied to ``model`` in place."""
     enable_activation_checkpointing(model, training.get("gradient_checkpointing", False))
     if training.get("grad_cache_rows"):
