@@ -2,6 +2,7 @@
 #   snakemake all --cores 2                                  # every paper and the leaderboard, smoke scale (default)
 #   snakemake papers/dap/all --cores 2                       # one paper
 #   snakemake papers/dap/all --cores 2 --config scale=mini   # real data from data_root
+#   snakemake papers/dap/section5 --cores 2 --config scale=mini   # a scale's other target (the config's targets)
 #   snakemake leaderboard/all --cores 2                      # every method on equal terms
 #   snakemake claims --cores 2                               # every paper's claims and verdicts -> figures/claims/
 #   snakemake bench/all --cores 2                            # speed against the peers -> figures/bench/<machine>/
@@ -12,9 +13,10 @@
 import os
 import sys
 
-from common.config import LEADERBOARD, papers, workflow_config
+from common.config import LEADERBOARD, load_paper_config, papers, workflow_config
 from common.report.site import stamp as site_stamp
 from common.workflow.paths import download_args, download_inputs
+from common.targets import split_targets
 
 # Rules call `python -m ...`: make that the interpreter running Snakemake (the project's venv).
 os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
@@ -40,9 +42,14 @@ EXPERIMENTS = {**{p: f"papers/{p}/workflow/Snakefile" for p in PAPERS},
                LEADERBOARD: "common/leaderboard/workflow/Snakefile", "bench": "bench/workflow/Snakefile"}
 
 
+# a paper's scale may split its work into more targets than papers/<p>/all (common/targets.py)
+SPLIT_TARGETS = [f"papers/{p}/{t}" for p in papers(config["scale"])
+                 for t in split_targets(load_paper_config(p, config["scale"]))]
+
+
 rule all:
     input:
-        [f"papers/{p}/all" for p in PAPERS] + ["leaderboard/all"],
+        [f"papers/{p}/all" for p in PAPERS] + SPLIT_TARGETS + ["leaderboard/all"],
     default_target: True
 
 

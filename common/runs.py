@@ -5,6 +5,9 @@ paper lists its runs once (``papers/<paper>/runs.py``: main methods x seeds, abl
 and everything else derives from that list: the Snakemake targets (which models to train, which
 results JSON to write), the artifact paths and the report's lookup of a method's seeds. So a seed
 policy is written in exactly one place.
+
+Each evaluation also belongs to one or more workflow targets (:mod:`common.targets`): ``all``, the
+experiment's main target, unless the scale's config gives the outputs that read it a target of their own.
 """
 from __future__ import annotations
 
@@ -15,6 +18,8 @@ from typing import Any
 # Every paper's name for the run that trains nothing: its encoder as it starts (0 updates), saved as a model folder so
 # that it is evaluated like the others (the rows "scratch (no pre-training)", "VMSST at step 0", the initial MiniLM).
 INIT = "init"
+# the workflow target of an experiment's evaluations unless its config gives them another (papers/<p>/all)
+MAIN_TARGET = "all"
 
 
 def saves_only(method: str) -> bool:
@@ -80,20 +85,26 @@ class RunRegistry:
     """The runs of one experiment at one scale, in a stable order, each (method, init, seed) once.
 
     Registering the same run twice merges its task lists (e.g. a main run that also serves as an
-    ablation point)."""
+    ablation point), and the workflow targets of each of its evaluations."""
 
     def __init__(self, experiment: str, runs: Iterable[Run] = ()):
         self.experiment = experiment
         self._runs: dict[tuple[str, str, int], Run] = {}
+        self._targets: dict[tuple[str, str, int, str], set[str]] = {}  # (method, init, seed, task) -> targets
         for run in runs:
             self.add(run)
 
-    def add(self, run: Run) -> None:
+    def add(self, run: Run, target: str = MAIN_TARGET) -> None:
+        """Register ``run``, its evaluations part of the workflow target ``target`` (as well as of any target
+        they were registered for before)."""
         key = (run.method, run.init, run.seed)
+        tasks = run.tasks
         if key in self._runs:
             old = self._runs[key]
             run = Run(run.method, run.init, run.seed, old.tasks + tuple(t for t in run.tasks if t not in old.tasks))
         self._runs[key] = run
+        for task in tasks:
+            self._targets.setdefault((*key, task), set()).add(target)
 
     def __iter__(self) -> Iterator[Run]:
         return iter(self._runs.values())
@@ -117,6 +128,20 @@ class RunRegistry:
     def inits(self) -> list[str]:
         return list(dict.fromkeys(r.init for r in self))
 
-    def evaluations(self) -> list[tuple[Run, str]]:
-        """Every (run, task) pair, one results JSON each."""
-        return [(r, t) for r in self for t in r.tasks]
+    def evaluations(self, target: str | None = None) -> list[tuple[Run, str]]:
+        """Every (run, task) pair, one results JSON each; those of workflow target ``target`` where given."""
+        return [(r, t) for r in self for t in r.tasks
+                if target is None or target in self._targets[(r.method, r.init, r.seed, t)]]
+
+    def runs(self, target: str | None = None) -> list[Run]:
+        """The runs with an evaluation in workflow target ``target`` (the main one: also those evaluated on nothing);
+        every run where none is given."""
+        if target is None:
+            return list(self)
+        evaluated = {r for r, _ in self.evaluations(target)}
+        return [r for r in self if r in evaluated or target == MAIN_TARGET and not r.tasks]
+
+    def targets(self) -> list[str]:
+        """The workflow targets of the registry's evaluations, the main one first."""
+        names = {t for targets in self._targets.values() for t in targets}
+        return sorted(names, key=lambda t: (t != MAIN_TARGET, t))

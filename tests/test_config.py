@@ -40,6 +40,8 @@ def test_paper_config_unknown_key(tmp_path, monkeypatch):
     import common.config as c
 
     (tmp_path / "papers" / "dap" / "config").mkdir(parents=True)
+    (tmp_path / "config").mkdir()  # the shared definitions, read here where no earlier test has read them
+    (tmp_path / "config" / "defs.yaml").write_text((c.ROOT / "config" / "defs.yaml").read_text())
     src = c.ROOT / "papers" / "dap" / "config"
     (tmp_path / "papers" / "dap" / "config" / "schema.yaml").write_text((src / "schema.yaml").read_text())
     text = (src / "smoke.yaml").read_text().replace("rtl_weight: 1.0", "rtl_weight: 1.0, rtl_wieght: 0.1")

@@ -10,8 +10,8 @@ The layers, lowest first (a module belongs to the longest prefix listed):
    rules, process groups, the modules an experiment's jobs import;
 2. ``common.data`` -- reading, downloading and preparing corpora and evaluation sets;
 3. ``common.models``, ``common.losses`` -- encoders, tokenizers, embedders; objectives;
-4. ``common.training``, ``common.eval``, ``common.nmt``, ``common.runs`` -- what runs a model: training,
-   evaluation protocols, NMT fine-tuning, the run registry;
+4. ``common.training``, ``common.eval``, ``common.nmt``, ``common.runs``, ``common.targets`` -- what runs a model:
+   training, evaluation protocols, NMT fine-tuning, the run registry and the workflow targets it is split into;
 5. ``common.report``, ``common.census``, ``common.rehearsal`` -- what reads runs: tables and claims, the census,
    the rehearsal's mirror and acceptance;
 6. ``common.workflow`` -- the Snakemake rules' helpers and the preflight;
@@ -30,7 +30,7 @@ LAYERS = [("common.io", "common.finite", "common.languages", "common.registry", 
           ("common.config", "common.precision", "common.distributed", "common.requirements", "common.measurements"),
           ("common.data",),
           ("common.models", "common.losses"),
-          ("common.training", "common.eval", "common.nmt", "common.runs"),
+          ("common.training", "common.eval", "common.nmt", "common.runs", "common.targets"),
           ("common.report", "common.census", "common.rehearsal"),
           ("common.workflow",),
           ("common.leaderboard", "papers")]

@@ -320,6 +320,22 @@ def test_dap_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     assert "cache/models/bert-base-multilingual-cased@3f076fdb1ab68d5b2880cb87a0886f315b8146f8/done.json" in printed
 
 
+@needs_data
+def test_dap_mini_targets_split_the_runs(tmp_path):
+    """DAP's mini config splits its work (``targets``, common/targets.py): papers/dap/all trains the three
+    methods on 3 seeds, the initial encoder and the two runs without Anki; papers/dap/section5 the four section 5
+    ablations, the main DAP run on the ablation seed (their default point) and Figure 1's TR and initial encoder, and
+    writes its outputs with its own report rule."""
+    counts = {}
+    for target in ("papers/dap/all", "papers/dap/section5"):
+        printed = snakemake(tmp_path, target, "-n", "--config", "scale=mini", f"data_root={DATA_ROOT}").stdout
+        counts[target] = job_counts(printed, "dap")
+    main, section5 = counts["papers/dap/all"], counts["papers/dap/section5"]
+    assert main["dap_train"] == 3 * 3 + 1 + 2 and main["dap_report"] == 1 and "dap_report_section5" not in main
+    assert section5["dap_train"] == 4 + 3 and section5["dap_report_section5"] == 1
+    assert section5["dap_target_section5"] == 1 and not {"dap_report", "dap_all", "dap_efficiency"} & set(section5)
+
+
 def test_moco_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     counts, printed = paper_dry_run(tmp_path, "papers/moco/all")
     # init, MoCo-BERT, in-batch, +NLI; Figure 2: 3 queue sizes besides the main one, batch 256;

@@ -23,7 +23,8 @@ from common.report.index import write_index
 from common.report.results import ResultStore
 from common.report.specs import TableSpec
 from common.report.tables import Table, write_table
-from common.runs import RunRegistry
+from common.runs import MAIN_TARGET, RunRegistry
+from common.targets import split_targets
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,9 @@ def main(experiment: str, title: str, load_config: Callable[[str], dict[str, Any
     p.add_argument("--results", required=True, help=f"results/<scale>/{experiment}")
     p.add_argument("--corpus", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--target", default=MAIN_TARGET,
+                   help="the workflow target whose tables and figures to write (common/targets.py); the "
+                        "main one also writes the folder's README.md")
     if options:
         options(p)
     a = p.parse_args(argv)
@@ -54,20 +58,28 @@ def main(experiment: str, title: str, load_config: Callable[[str], dict[str, Any
     if adjust:
         adjust(cfg, a)
     ctx = ReportContext(experiment, a.scale, cfg, ResultStore(a.results, registry(cfg)), load_manifest(a.corpus),
-                        load_yaml(reported) if reported else {}, Path(a.results))
-    tables, figures = build(ctx)
+                        load_yaml(reported) if reported else {}, Path(a.results), a.target)
+    if a.target != MAIN_TARGET and a.target not in split_targets(cfg):
+        raise SystemExit(f"--target {a.target}: scale {a.scale!r} has the targets {[MAIN_TARGET, *split_targets(cfg)]}")
+    tables, figures = build(ctx)  # a build may leave out what its target does not write (ctx.wants)
     if pretraining:  # each saved model's card gains its results (common/report/cards.py)
         update_cards(ctx)
     if pretraining and cfg.get("learning_curve"):  # every paper's main methods against steps (common/report/curves.py)
         figures = {**figures, curves.FIGURE: partial(curves.learning_curve_figure, ctx)}
-    if pretraining and vocabulary_table.extended(cfg):  # pieces per word before and after an extended vocabulary
-        tables = [*tables, vocabulary_table.vocabulary_table(cfg, ctx.results)]
+    if pretraining and vocabulary_table.extended(cfg) and ctx.wants(vocabulary_table.NAME):
+        tables = [*tables, vocabulary_table.vocabulary_table(cfg, ctx.results)]  # pieces per word, before and after
+    tables = [t for t in tables if ctx.wants(t.name)]
+    figures = {name: draw for name, draw in figures.items() if ctx.wants(name)}
     rendered = [t.render(ctx.store) if isinstance(t, TableSpec) else t for t in tables]
     out = Path(a.out)
     written = [path for t in rendered for path in write_table(t, out)]
     for draw in figures.values():
         written += draw(out)
-    target = "leaderboard/all" if experiment == "leaderboard" else f"papers/{experiment}/all"
-    command = {"command": cfg["report_command"]} if cfg.get("report_command") else {}
-    written.append(write_index(out, target, title, a.scale, [t.name for t in rendered], list(figures), **command))
+    if a.target == MAIN_TARGET:  # the folder's index, with links to what the other targets write there
+        root = "leaderboard" if experiment == "leaderboard" else f"papers/{experiment}"
+        command = {"command": cfg["report_command"]} if cfg.get("report_command") else {}
+        written.append(write_index(out, f"{root}/{MAIN_TARGET}", title, a.scale, [t.name for t in rendered],
+                                   list(figures), others={f"{root}/{name}": outputs
+                                                          for name, outputs in split_targets(cfg).items()},
+                                   **command))
     log.info("wrote %d files to %s", len(written), out)

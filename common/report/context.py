@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from common.report.results import ResultStore
+from common.runs import MAIN_TARGET
+from common.targets import target_of
 
 
 @dataclass
@@ -18,3 +20,8 @@ class ReportContext:
     manifest: dict[str, Any]
     reported: dict[str, Any]  # the paper's numbers (papers/<p>/reported.yaml)
     results: Path  # results/<scale>/<experiment>
+    target: str = MAIN_TARGET  # the workflow target whose outputs the report writes (common/targets.py)
+
+    def wants(self, output: str) -> bool:
+        """Whether this report writes ``output`` (a table or figure name): whether its target does."""
+        return target_of(self.cfg, output) == self.target

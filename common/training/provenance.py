@@ -29,14 +29,16 @@ READ_BY_TRAINING = frozenset({"scale", "corpus", "tokenizer", "encoders", "pooli
                               "moco", "vmsst", "tables"})
 # sections no training reads: documentation (description, departures), the run lists (seeds, ablation_seed,
 # task_seeds, ablations, without_sources, analysis: a run's name carries its settings, papers/moco/variants.py), the
-# learning curve's steps (the train rule passes them as --snapshot_steps), DAP's Figure 1 (an evaluation task),
+# learning curve's steps (the train rule passes them as --snapshot_steps), DAP's Figure 1 (an evaluation task), the
+# workflow targets (which target writes an output),
 # evaluation (but for PARTLY_READ), the
 # efficiency benchmark, the census, the NMT fine-tuning (its own rules, whose params carry its settings), the cluster
 # resources, and the leaderboard's own sections (its methods, tasks, papers and outside models: a training reads the
 # shared sections plus papers.<paper>, common.config.load_experiment_config)
 NOT_READ_BY_TRAINING = frozenset({"description", "departures", "seeds", "ablation_seed", "task_seeds", "ablations",
                                   "without_sources", "analysis", "learning_curve", "figure1", "eval", "efficiency",
-                                  "census", "nmt", "resources", "methods", "tasks", "papers", "outside_models"})
+                                  "census", "nmt", "resources", "methods", "tasks", "papers", "outside_models",
+                                  "targets"})
 # of a section otherwise read or not: the keys a training reads (every train module saves its encoder with
 # eval.max_length; VMSST's 4-language runs train on tables.table6_languages) ...
 PARTLY_READ: dict[str, tuple[str, ...]] = {"eval": ("max_length",), "tables": ("table6_languages",)}

@@ -8,6 +8,7 @@ Tables 2, 3, 5 and the data of Figures 3-4 are specs (:mod:`common.report.specs`
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -352,30 +353,50 @@ def claims(ctx: ReportContext) -> Table:
                          "identical for every method (no tuning toward a claim)."])
 
 
-def build(ctx: ReportContext):
-    figures: dict[str, Any] = {}
-    first: list[Table] = []
+Output = tuple[Table | TableSpec, dict[str, Any]]  # a table and the figures drawn from it
+
+
+def figure1_output(ctx: ReportContext) -> Output:
+    table, res = figure1(ctx)
+    return table, {"figure1_tokens": lambda out: figure1_plot(res, out)}
+
+
+def build(ctx: ReportContext) -> tuple[list[Table | TableSpec], dict[str, Any]]:
+    """Every output of the scale that the report's workflow target writes (``ctx.wants``), in the paper's order,
+    each read only then: a target of its own (mini's ``section5``) has only its own runs' results."""
+    makers: dict[str, Callable[[], Output]] = {}
     if ctx.cfg.get("figure1"):
-        spec1, res1 = figure1(ctx)
-        first.append(spec1)
-        figures["figure1_tokens"] = lambda out: figure1_plot(res1, out)
-    tables = [*first, table1(ctx),
-              bucc_table(ctx, "table2_bucc_training", "tune",
-                         "Table 2: BUCC on the threshold-tuning split, optimal threshold"),
-              bucc_table(ctx, "table3_bucc_test", "test",
-                         "Table 3: BUCC {test_split} split with the threshold from the tuning split"),
-              table4(ctx)]
+        makers["figure1_tokens"] = partial(figure1_output, ctx)
+    makers |= {
+        "table1_tatoeba": lambda: (table1(ctx), {}),
+        "table2_bucc_training": lambda: (bucc_table(ctx, "table2_bucc_training", "tune",
+                                                    "Table 2: BUCC on the threshold-tuning split, optimal threshold"),
+                                         {}),
+        "table3_bucc_test": lambda: (bucc_table(ctx, "table3_bucc_test", "test",
+                                                "Table 3: BUCC {test_split} split with the threshold from the tuning "
+                                                "split"), {}),
+        "table4_xnli": lambda: (table4(ctx), {})}
     section5 = section5_outputs(ctx.cfg.get("ablations", {}))  # the axes this scale's config ablates
     if "table5_direction" in section5:
-        tables.append(table5(ctx))
+        makers["table5_direction"] = lambda: (table5(ctx), {})
     for axis, key, xlabel in (("rho", "figure3_rho", "reconstruction ratio ρ"),
                               ("rtl_layers", "figure4_depth", "RTL head layers K")):
         if key in section5:
-            spec, fig = ablation_figure(ctx, axis, key, xlabel)
-            tables.append(spec)
-            figures.update(fig)
-    tables += [table6(ctx), per_language(ctx, "xx2en", "table7_xx2en", "Table 7: Tatoeba accuracy per language, xx→en"),
-               per_language(ctx, "en2xx", "table8_en2xx", "Table 8: Tatoeba accuracy per language, en→xx"), claims(ctx)]
+            makers[key] = partial(ablation_figure, ctx, axis, key, xlabel)
+    makers |= {
+        "table6_efficiency": lambda: (table6(ctx), {}),
+        "table7_xx2en": lambda: (per_language(ctx, "xx2en", "table7_xx2en",
+                                              "Table 7: Tatoeba accuracy per language, xx→en"), {}),
+        "table8_en2xx": lambda: (per_language(ctx, "en2xx", "table8_en2xx",
+                                              "Table 8: Tatoeba accuracy per language, en→xx"), {}),
+        "claims": lambda: (claims(ctx), {})}
+    tables: list[Table | TableSpec] = []
+    figures: dict[str, Any] = {}
+    for name, make in makers.items():
+        if ctx.wants(name):
+            table, drawn = make()
+            tables.append(table)
+            figures |= drawn
     return tables, figures
 
 

@@ -75,6 +75,7 @@ def test_hictl_and_vmsst_rungs(bench, tmp_path):
     assert out["variants"] == {} and out["peers"] == []
 
 
+@pytest.mark.slow  # ~35 s on 2 cores: HICTL-large's width
 def test_hictl_bucketed_rung_counts_its_own_flops(bench):
     """HICTL-large's buckets rung (its paper config's length buckets) does fewer FLOPs than the padded rungs and says
     so; its real tokens are the padded rungs'."""

@@ -1,5 +1,7 @@
 # The experiment's target (TARGET, e.g. papers/dap/all): a manifest (path, sha256, rule) of every
-# artifact it produced. ALL_INPUTS: the experiment's other artifacts, by the rule that makes them.
+# artifact it produced. ALL_INPUTS: the experiment's other artifacts, by the rule that makes them. Where the scale's
+# config splits the work (common/targets.py), TARGET builds the main target's runs and outputs and
+# papers/<p>/<name> (beside TARGET) those of target <name>.
 
 
 rule all:
@@ -7,7 +9,7 @@ rule all:
         corpus=rules.corpus.output,
         tokenizer=sorted({f"{P.paper_results}/tokenizer/{r.init}/{s}" for r in REG
                           for s in tokenizers.sides(CFG["encoders"][r.init])}),
-        train=[f"{P.run_dir(r.init, r.method, r.seed)}/model" for r in REG],
+        train=[f"{P.run_dir(r.init, r.method, r.seed)}/model" for r in REG.runs(MAIN_TARGET)],
         evaluate=EVAL_JSONS,
         report=REPORT_FILES,
         **ALL_INPUTS,
@@ -24,6 +26,30 @@ rule all:
         n = write_manifest(output[0], groups, f"{EXPERIMENT} artifacts, scale {SCALE}")
         with open(log[0], "w") as fh:
             fh.write(f"{n} artifacts listed in {output[0]}\n")
+
+
+for _target in split_targets(CFG):
+    rule:
+        name: f"target_{_target}"
+        input:
+            train=[f"{P.run_dir(r.init, r.method, r.seed)}/model" for r in REG.runs(_target)],
+            evaluate=[P.eval_json(r.init, r.method, r.seed, t) for r, t in REG.evaluations(_target)],
+            report=report_files(P.figures, TABLES, FIGURES, _target),
+        output:
+            f"{TARGET.rsplit('/', 1)[0]}/{_target}",
+        params:
+            description=f"{EXPERIMENT} artifacts of target {_target}, scale {SCALE}",
+        log:
+            P.log(f"target_{_target}"),
+        benchmark:
+            P.bench(f"target_{_target}")
+        run:
+            from common.workflow.manifest import write_manifest
+
+            groups = {name: list(files) for name, files in input.items()}
+            n = write_manifest(output[0], groups, params.description)
+            with open(log[0], "w") as fh:
+                fh.write(f"{n} artifacts listed in {output[0]}\n")
 
 
 # `snakemake <experiment>_preflight --config scale=paper` (or the top-level `snakemake preflight`): what a

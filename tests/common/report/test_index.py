@@ -37,3 +37,27 @@ def test_the_committed_readme_is_what_the_report_code_writes(tmp_path, readme):
     reindex(copy)
     assert (copy / "README.md").read_text(encoding="utf-8") == readme.read_text(encoding="utf-8")
     assert "| " in readme.read_text(encoding="utf-8")  # tables inline
+
+
+def test_other_targets_outputs_are_linked_under_their_command_and_kept_by_reindex(tmp_path):
+    write_table(Table("table1_x", "Table 1: accuracy (%)", ["model"], [["TR"]], []), tmp_path)
+    write_index(tmp_path, "papers/x/all", "X", "mini", ["table1_x"], [],
+                others={"papers/x/section5": ["table5_y", "figure3_z"]})
+    text = (tmp_path / "README.md").read_text()
+    assert text.endswith("## Written by the scale's other workflow targets\n\n"
+                         "- `snakemake papers/x/section5 --config scale=mini`: [table5_y](table5_y.md), "
+                         "[figure3_z](figure3_z.md)\n\n")
+    reindex(tmp_path)
+    assert (tmp_path / "README.md").read_text() == text
+
+
+def test_the_committed_readme_links_the_outputs_of_the_scales_other_targets():
+    """A folder's README (written by the main target's report) lists what the scale's other targets write there."""
+    from common.config import load_paper_config, papers
+    from common.targets import split_targets
+
+    for paper in papers("mini"):
+        for target, outputs in split_targets(load_paper_config(paper, "mini")).items():
+            readme = (ROOT / "figures" / paper / "mini" / "README.md").read_text(encoding="utf-8")
+            links = ", ".join(f"[{name}]({name}.md)" for name in outputs)
+            assert f"- `snakemake papers/{paper}/{target} --config scale=mini`: {links}\n" in readme

@@ -84,3 +84,40 @@ def test_table1_shows_what_a_training_source_adds(tmp_path):
     assert rows[("xx→en", "minilm+TR without anki_pairs", "anki_pairs (2)")] == 25.0  # (20 + 30) / 2
     assert rows[("xx→en", "minilm+DAP without anki_pairs", "all (3)")] == 1.0
     assert "'without <source>' rows" in " ".join(table1(ctx).notes)
+
+
+@pytest.mark.parametrize("target, expected", [
+    ("all", ["table1_tatoeba", "table2_bucc_training", "table3_bucc_test", "table4_xnli", "table6_efficiency",
+             "table7_xx2en", "table8_en2xx", "claims"]),
+    ("section5", ["figure1_tokens", "table5_direction", "figure3_rho", "figure4_depth"]),
+])
+def test_a_report_builds_only_its_targets_outputs(monkeypatch, tmp_path, target, expected):
+    """Mini's split (papers/dap/config/mini.yaml): each target's report builds its own tables and figures, in the
+    paper's order, and reads nothing another target writes (every table function records the call)."""
+    from common.config import load_paper_config
+    from common.report.tables import Table
+    from papers.dap import report
+
+    built = []
+
+    def fake(name, figure=False):
+        def make(ctx, *args):
+            key = name if name != "ablation" else args[1]
+            built.append(key)
+            table = Table(key, key, ["x"], [], [])
+            return (table, {key: None}) if figure or name == "ablation" else table
+        return make
+
+    for fn in ("table1", "table4", "table5", "table6", "claims"):
+        monkeypatch.setattr(report, fn, fake({"table1": "table1_tatoeba", "table4": "table4_xnli",
+                                              "table5": "table5_direction", "table6": "table6_efficiency",
+                                              "claims": "claims"}[fn]))
+    monkeypatch.setattr(report, "bucc_table", lambda ctx, key, *a: fake(key)(ctx))
+    monkeypatch.setattr(report, "per_language", lambda ctx, d, key, title: fake(key)(ctx))
+    monkeypatch.setattr(report, "ablation_figure", fake("ablation"))
+    monkeypatch.setattr(report, "figure1_output", fake("figure1_tokens", figure=True))
+    cfg = load_paper_config("dap", "mini")
+    ctx = ReportContext("dap", "mini", cfg, None, {}, {}, tmp_path, target)
+    tables, figures = report.build(ctx)
+    assert built == [t.name for t in tables] == expected
+    assert sorted(figures) == sorted(name for name in expected if name.startswith("figure"))

@@ -1,0 +1,42 @@
+"""Workflow targets of one scale: ``papers/<p>/all`` and, where the scale's config splits its work, more.
+
+A scale whose runs would not fit one budget (mini: 4 hours on 2 cores per target) names, under ``targets`` in its
+config, outputs that get a target of their own::
+
+    targets: {section5: [figure1_tokens, table5_direction, figure3_rho, figure4_depth]}
+
+``snakemake papers/dap/section5`` then trains and evaluates what those outputs read and writes them;
+``papers/dap/all`` does the rest. A run that both read (DAP's main run on the ablation seed) belongs to both, so
+each target runs alone from a fresh checkout; run both in one command to share it. The run registry tags each
+evaluation with its target (:meth:`common.runs.RunRegistry.add`); the report writes one target's outputs
+(``--target``, :func:`common.report.cli.main`).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from common.runs import MAIN_TARGET
+
+
+def split_targets(cfg: dict[str, Any]) -> dict[str, list[str]]:
+    """The config's targets besides the main one: name -> the outputs (tables and figures) it writes."""
+    targets: dict[str, list[str]] = cfg.get("targets") or {}
+    owner: dict[str, str] = {}
+    for name, outputs in targets.items():
+        if name == MAIN_TARGET:
+            raise ValueError(f"targets: {MAIN_TARGET!r} is the main target, which writes every output not named here")
+        for output in outputs:
+            if output in owner:
+                raise ValueError(f"targets: {output!r} is in both {owner[output]!r} and {name!r}")
+            owner[output] = name
+    return {name: list(outputs) for name, outputs in targets.items()}
+
+
+def target_of(cfg: dict[str, Any], output: str) -> str:
+    """The workflow target that writes ``output`` (a table or figure name) at this scale."""
+    return next((name for name, outputs in split_targets(cfg).items() if output in outputs), MAIN_TARGET)
+
+
+def outputs_of(cfg: dict[str, Any], target: str, outputs: list[str]) -> list[str]:
+    """Those of ``outputs`` (every table or figure of the scale, in order) that ``target`` writes."""
+    return [o for o in outputs if target_of(cfg, o) == target]
