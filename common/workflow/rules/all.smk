@@ -4,12 +4,27 @@
 # papers/<p>/<name> (beside TARGET) those of target <name>.
 
 
+def write_target_manifest(input, output, log, description):
+    """A target's output: the manifest of its inputs by group (common/workflow/manifest.py), the count in its log."""
+    from common.workflow.manifest import write_manifest
+
+    groups = {name: list(files) if not isinstance(files, str) else [files] for name, files in input.items()}
+    n = write_manifest(output[0], groups, description)
+    with open(log[0], "w") as fh:
+        fh.write(f"{n} artifacts listed in {output[0]}\n")
+
+
+def model_dirs(target):
+    """The saved model of every run of workflow target ``target``."""
+    return [f"{P.run_dir(r.init, r.method, r.seed)}/model" for r in REG.runs(target)]
+
+
 rule all:
     input:
         corpus=rules.corpus.output,
         tokenizer=sorted({f"{P.paper_results}/tokenizer/{r.init}/{s}" for r in REG
                           for s in tokenizers.sides(CFG["encoders"][r.init])}),
-        train=[f"{P.run_dir(r.init, r.method, r.seed)}/model" for r in REG.runs(MAIN_TARGET)],
+        train=model_dirs(MAIN_TARGET),
         evaluate=EVAL_JSONS,
         report=REPORT_FILES,
         **ALL_INPUTS,
@@ -20,20 +35,15 @@ rule all:
     benchmark:
         P.bench("all")
     run:
-        from common.workflow.manifest import write_manifest
-
-        groups = {name: list(files) if not isinstance(files, str) else [files] for name, files in input.items()}
-        n = write_manifest(output[0], groups, f"{EXPERIMENT} artifacts, scale {SCALE}")
-        with open(log[0], "w") as fh:
-            fh.write(f"{n} artifacts listed in {output[0]}\n")
+        write_target_manifest(input, output, log, f"{EXPERIMENT} artifacts, scale {SCALE}")
 
 
 for _target in split_targets(CFG):
     rule:
         name: f"target_{_target}"
         input:
-            train=[f"{P.run_dir(r.init, r.method, r.seed)}/model" for r in REG.runs(_target)],
-            evaluate=[P.eval_json(r.init, r.method, r.seed, t) for r, t in REG.evaluations(_target)],
+            train=model_dirs(_target),
+            evaluate=eval_jsons(_target),
             report=report_files(P.figures, TABLES, FIGURES, _target),
         output:
             f"{TARGET.rsplit('/', 1)[0]}/{_target}",
@@ -44,12 +54,7 @@ for _target in split_targets(CFG):
         benchmark:
             P.bench(f"target_{_target}")
         run:
-            from common.workflow.manifest import write_manifest
-
-            groups = {name: list(files) for name, files in input.items()}
-            n = write_manifest(output[0], groups, params.description)
-            with open(log[0], "w") as fh:
-                fh.write(f"{n} artifacts listed in {output[0]}\n")
+            write_target_manifest(input, output, log, params.description)
 
 
 # `snakemake <experiment>_preflight --config scale=paper` (or the top-level `snakemake preflight`): what a

@@ -7,7 +7,14 @@ from common.report import curves, vocabulary_table
 from common.runs import MAIN_TARGET
 from common.targets import outputs_of, split_targets
 
-EVAL_JSONS = [P.eval_json(r.init, r.method, r.seed, t) for r, t in REG.evaluations(MAIN_TARGET)]
+
+
+def eval_jsons(target):
+    """The results JSON of every evaluation of workflow target ``target``."""
+    return [P.eval_json(r.init, r.method, r.seed, t) for r, t in REG.evaluations(target)]
+
+
+EVAL_JSONS = eval_jsons(MAIN_TARGET)
 
 
 def report_files(out, tables, figures, target=MAIN_TARGET):
@@ -53,7 +60,7 @@ for _target in split_targets(CFG):
     rule:
         name: f"report_{_target}"
         input:
-            evals=[P.eval_json(r.init, r.method, r.seed, t) for r, t in REG.evaluations(_target)],
+            evals=eval_jsons(_target),
             corpus=rules.corpus.output.manifest,
         output:
             report_files(P.figures, TABLES, FIGURES, _target),
