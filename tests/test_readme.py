@@ -44,6 +44,23 @@ def test_relative_links_resolve():
     assert not broken
 
 
+def config_of(words: list[str]) -> tuple[str, ...]:
+    """The ``key=value`` words after ``--config`` up to the next option (placeholders such as ``<name>`` left out)."""
+    out, inside = [], False
+    for w in words:
+        if w.startswith("-"):
+            inside = w == "--config"
+        elif inside and "=" in w and "<" not in w:
+            out.append(w)
+    return tuple(out)
+
+
+def test_config_of_reads_every_value_after_the_flag():
+    words = shlex.split("snakemake leaderboard/rows --cores 2 --config scale=mini leaderboard_methods='[a, b]' "
+                        "models=<m> --dry-run x=1")
+    assert config_of(words) == ("scale=mini", "leaderboard_methods=[a, b]")
+
+
 def test_commands_name_real_modules_scripts_and_targets(tmp_path):
     targets: dict[tuple[str, ...], set[str]] = {}
     for doc in documents():
@@ -55,7 +72,7 @@ def test_commands_name_real_modules_scripts_and_targets(tmp_path):
             elif words[0] == "bash":
                 assert (ROOT / words[1]).is_file(), f"{doc.name}: {cmd}"
             else:
-                config = tuple(w for i, w in enumerate(words) if i and words[i - 1] == "--config" and "<" not in w)
+                config = config_of(words)
                 for i, w in enumerate(words[1:], start=1):
                     if w.startswith("-") or "=" in w or w.isdigit() or w.startswith("profiles/") or \
                             words[i - 1] == "--configfile":  # a user's config file (docs/data.md): not a target

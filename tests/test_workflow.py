@@ -234,6 +234,11 @@ def test_leaderboard_smoke(smoke):
     assert load_embedder(stage2).encode(["a", "b c"], "qaa").shape == (2, 32)  # fairseq's own checkpoint
     lo, hi = (float(x) for x in body["DAP (TR + RTL)"]["tatoeba@cosine 95% CI"].strip("[]").split(", "))
     assert lo <= float(body["DAP (TR + RTL)"]["tatoeba@cosine"]) <= hi
+    readout = json.loads((smoke / "results/smoke/leaderboard/readout/vmsst.json").read_text())
+    assert len(readout) == 1 and set(readout[0]["summary"]) == {"saved", "pooled", "centred"}
+    md = (smoke / "figures/leaderboard/smoke/leaderboard.md").read_text()
+    assert "- Readout check, VMSST (variational source separation) (python -m common.eval.readout, fp32;" in md
+    assert "losing it): seed 1: saved " in md
 
 
 @needs_data
@@ -334,6 +339,19 @@ def test_dap_mini_targets_split_the_runs(tmp_path):
     assert main["dap_train"] == 3 * 3 + 1 + 2 and main["dap_report"] == 1 and "dap_report_section5" not in main
     assert section5["dap_train"] == 4 + 3 and section5["dap_report_section5"] == 1
     assert section5["dap_target_section5"] == 1 and not {"dap_report", "dap_all", "dap_efficiency"} & set(section5)
+
+
+@needs_data
+def test_leaderboard_rows_regenerate_some_methods_alone(tmp_path):
+    """``leaderboard/rows`` at mini: VMSST at step 0 and trained (2 seeds), their evaluations and readout checks, and
+    VMSST's NMT system; not the random-init NMT row, which the committed table keeps, nor any other method."""
+    printed = snakemake(tmp_path, "leaderboard/rows", "-n", "--config", "scale=mini", f"data_root={DATA_ROOT}",
+                        "leaderboard_methods=[vmsst_step0, vmsst]").stdout
+    counts = job_counts(printed, "leaderboard")
+    assert counts["leaderboard_train"] == 1 + 2 and counts["leaderboard_evaluate"] == 3
+    assert counts["leaderboard_readout"] == 2 and counts["leaderboard_rows"] == 1
+    assert counts["leaderboard_nmt_stage1"] == 1 and "leaderboard_nmt_random" not in counts
+    assert not {"leaderboard_report", "leaderboard_all"} & set(counts)
 
 
 def test_moco_paper_scale_dry_run_lists_gpu_jobs(tmp_path):

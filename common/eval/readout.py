@@ -5,7 +5,8 @@ A fresh or badly trained head can let one shared direction dominate every vector
 although the pooled states still hold the information. The check tells that apart from lost information. For each
 Tatoeba language of a corpus manifest (one evaluation set), both sides are read out three ways:
 
-* ``saved``: the folder's modules, the vectors every evaluation scores;
+* ``saved``: the folder's modules, the vectors every evaluation scores (its head applied to the ``pooled`` vectors,
+  so that one encoder pass gives both);
 * ``pooled``: the pooled backbone without the modules after pooling (no head);
 * ``centred``: the saved vectors minus their mean over the set (both sides together), which removes a shared
   direction and nothing else a retrieval needs.
@@ -101,13 +102,15 @@ def readout_check(embedder: Embedder, manifest: dict[str, Any], pairs: int = 100
     per: dict[str, dict[str, dict[str, float]]] = {r: {} for r in READOUTS}
     for lang in manifest["tatoeba_languages"]:
         xx, en = loaders.read_tatoeba(manifest["tatoeba_dir"], lang)
-        vectors = {"saved": encode_both(embedder, xx, en, lang)}
         encoder.post = nn.Sequential()  # the pooled vectors, no head
         try:
-            vectors["pooled"] = encode_both(embedder, xx, en, lang)
+            pooled = encode_both(embedder, xx, en, lang)
         finally:
             encoder.post = post
-        vectors["centred"] = centred(*vectors["saved"])
+        with torch.no_grad():  # the head on the pooled vectors: what the folder computes, one encoder pass for both
+            device = next(post.parameters(), torch.empty(0)).device
+            saved = post(pooled[0].to(device)).cpu(), post(pooled[1].to(device)).cpu()
+        vectors = {"saved": saved, "pooled": pooled, "centred": centred(*saved)}
         for name, (x, y) in vectors.items():
             acc = tatoeba.evaluate_language(x, y)
             per[name][lang] = {"both": (acc["xx2en"] + acc["en2xx"]) / 2,

@@ -23,6 +23,7 @@ class Method:
     reference: str
     embedder: str = "sentence-encoder"
     trained: bool = True  # False: the initial encoder as every method starts from it (one seed: nothing is drawn)
+    nmt: bool = True  # False: no NMT run of its own (its backbone is another row's, which has the run)
 
 
 METHODS: dict[str, Method] = {m.name: m for m in (
@@ -36,6 +37,8 @@ METHODS: dict[str, Method] = {m.name: m for m in (
            "VMSST section 6.3 (Wieting et al. 2023)"),
     Method("bitranslation", "vmsst", "bitranslation", "BiTranslation (translation terms only)", "VMSST section 6.3"),
     Method("vmsst", "vmsst", "vmsst", "VMSST (variational source separation)", "Wieting et al. 2023"),
+    Method("vmsst_step0", "vmsst", INIT, "VMSST at step 0 (the initial encoder with VMSST's new heads)",
+           "VMSST's model before its first update: what its row starts from", trained=False, nmt=False),
     Method("lm_only", "hictl", "lm_only", "MLM/TLM only", "HICTL Table 1 baseline (Wei et al. 2021)"),
     Method("hictl", "hictl", "hictl_hns", "HICTL (sentence + word CTL, hard negatives)", "Wei et al. 2021"),
 )}

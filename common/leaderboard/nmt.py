@@ -2,7 +2,8 @@
 :mod:`common.nmt.recipe`) on one translation pair, beside the random-init Transformer.
 
 The config's ``nmt`` section is the NMT schema of every experiment (``config/defs.yaml``) with one setting; its
-systems default to every leaderboard method plus ``random``. The pre-trained encoders are the methods' seed
+systems default to every leaderboard method with an NMT run of its own (``Method.nmt``; a step-0 row's backbone is
+the initial encoder's) plus ``random``. The pre-trained encoders are the methods' seed
 ``encoder_seed`` (1 in every config; a ``leaderboard_seeds`` restriction without it still trains that seed for the
 column): one NMT run per method, not one per seed -- the fine-tuning is the expensive part, and the
 column asks whether a method's encoder helps translation at all, not how it varies over pre-training seeds. A
@@ -38,7 +39,7 @@ def nmt_config(cfg: dict[str, Any]) -> dict[str, Any] | None:
     if list(nmt["settings"]) != [SETTING] or len(nmt["settings"][SETTING]["finetune"]) != 1:
         raise ValueError(f"the leaderboard's nmt section has one setting, {SETTING!r}, with one 'finetune' pair")
     spec = nmt["settings"][SETTING]
-    systems = spec.get("systems", [*cfg["methods"], plan.RANDOM])
+    systems = spec.get("systems", [*(m for m in cfg["methods"] if m in METHODS and method(m).nmt), plan.RANDOM])
     unknown = [s for s in systems if s != plan.RANDOM and s not in METHODS]
     if unknown:
         raise ValueError(f"leaderboard nmt systems {unknown}: not registered methods (common/leaderboard/methods.py) "

@@ -14,7 +14,13 @@ score with its interval over the test items (one model, no seeds), the NMT colum
 one's weights came from, and each one's results are also exported in MTEB's results layout (``mteb/`` beside the
 table: :mod:`common.eval.mteb_export`). With ``--trained-from <folder>`` the trained rows are not read from the run
 folder but from that folder's table as it stands (``leaderboard.csv``, its notes from ``leaderboard.md``): the
-outside rows join the committed table without its 2 h 53 min of training (``snakemake leaderboard/models``).
+outside rows join the committed table without its 2 h 53 min of training (``snakemake leaderboard/models``). With
+``--rows`` too, the rows it names are read from the run folder and every other row, outside ones included, from the
+committed table: a method's rows regenerated alone (``snakemake leaderboard/rows``).
+
+The methods the config's ``readout`` lists get the readout check (:mod:`common.eval.readout`) on every seed's model;
+a note gives its numbers, beside the config's ``departures`` (a method's settings where the leaderboard's start
+differs from its paper's).
 """
 from __future__ import annotations
 
@@ -29,6 +35,7 @@ import numpy as np
 
 from common.config import PAPER_SCALES, ROOT, load_leaderboard_config, load_yaml
 from common.eval import mteb_export
+from common.eval.readout import READOUTS
 from common.eval.results import read_result
 from common.eval.tasks import get_task
 from common.io import read_json
@@ -74,13 +81,14 @@ def columns(ctx: ReportContext, nmt: dict[str, Any] | None) -> list[str]:
     return [*ctx.cfg["tasks"], *([nmt_column(nmt)] if nmt else [])]
 
 
-def nmt_results(ctx: ReportContext, nmt: dict[str, Any] | None) -> dict[str, dict[str, Any]]:
-    """The NMT column's result file of each row that has a run (the config's systems), read once for the table's
-    cells and its scoring note."""
+def nmt_results(ctx: ReportContext, nmt: dict[str, Any] | None,
+                rows: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    """The NMT column's result file of each row that has a run (the config's systems; of those, ``rows`` where
+    given), read once for the table's cells and its scoring note."""
     if not nmt:
         return {}
     return {row: read_json(lbnmt.translation(nmt, row).path(str(ctx.results)))
-            for row in nmt["settings"][lbnmt.SETTING]["systems"]}
+            for row in nmt["settings"][lbnmt.SETTING]["systems"] if rows is None or row in rows}
 
 
 def scores(ctx: ReportContext, nmt: dict[str, Any] | None, runs: dict[str, dict[str, Any]]) -> Scores:
@@ -157,13 +165,40 @@ def paper_rows(ctx: ReportContext, rows: list[str]) -> dict[str, PaperRow]:
     return out
 
 
-OUTSIDE_PREFIX = "outside model: "
+OUTSIDE_PREFIX, OUTSIDE_SUFFIX = "outside model: ", " (untrained)"
+READOUT_NOTE = "Readout check"
 
 
 def label(row: str) -> str:
     if row == nmtplan.RANDOM:
         return "random-init Transformer (NMT only)"
-    return METHODS[row].label if row in METHODS else f"{OUTSIDE_PREFIX}{row} (untrained)"
+    return METHODS[row].label if row in METHODS else f"{OUTSIDE_PREFIX}{row}{OUTSIDE_SUFFIX}"
+
+
+def readout_notes(ctx: ReportContext, methods: list[str]) -> list[str]:
+    """One note per method of ``methods`` that the config's ``readout`` lists: the readout check's numbers
+    (``<results>/readout/<method>.json``), seed by seed."""
+    notes = []
+    for m in [m for m in ctx.cfg.get("readout", []) if m in methods and m in ctx.cfg["methods"]]:
+        models = read_json(ctx.results / "readout" / f"{m}.json")
+        seeds = []
+        for seed, r in zip(seeds_of(ctx, m), models, strict=True):
+            s = r["summary"]
+            ratios = ", ".join(f"{x:.1f}" for x in r["head_singular_ratio"])
+            seeds.append(f"seed {seed}: " + " / ".join(f"{k} {s[k]['both']:.1f} ({s[k]['mean_cosine']:.2f})"
+                                                      for k in READOUTS)
+                         + (f", head {ratios}" if ratios else ", no head"))
+        notes.append(f"{READOUT_NOTE}, {label(m)} (python -m common.eval.readout, fp32; Tatoeba accuracy, mean over "
+                     "the languages, and in brackets the mean cosine of 1,000 random non-parallel pairs, of the "
+                     "vectors as saved / the pooled backbone without the head / the saved vectors mean-centred per "
+                     "set; the head's top over median singular value; a `centred` above `saved` shows a shared "
+                     "direction hiding the match, a `pooled` above it the head, neither the backbone losing it): "
+                     + "; ".join(seeds) + ".")
+    return notes
+
+
+def seeds_of(ctx: ReportContext, m: str) -> list[int]:
+    return [r.seed for r in ctx.store.registry.runs() if r.method == m]
 
 
 def outside_records(ctx: ReportContext) -> dict[str, dict[str, dict[str, Any]]]:
@@ -209,23 +244,46 @@ def export_outside(ctx: ReportContext, records: dict[str, dict[str, dict[str, An
     return written
 
 
-def committed_table(folder: Path, cols: list[str]) -> tuple[Scores, list[str]]:
-    """The trained rows of a leaderboard table as it stands (``leaderboard.csv``; outside rows left out) and its
-    notes (``leaderboard.md``, an earlier outside-models note left out): what ``--trained-from`` keeps."""
+def committed_table(folder: Path, cols: list[str], outside: bool = False) -> tuple[Scores, list[str]]:
+    """The rows of a leaderboard table as it stands (``leaderboard.csv``; outside rows only where ``outside``) and
+    its notes (``leaderboard.md``): what ``--trained-from`` keeps (:func:`kept_notes` picks among the notes)."""
     by_label = {label(m): m for m in [*METHODS, nmtplan.RANDOM]}
     values: Scores = {}
-    with open(folder / "leaderboard.csv", newline="", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
+    path = folder / "leaderboard.csv"
+    with open(path, newline="", encoding="utf-8") as fh:
+        reader = csv.DictReader(fh)
+        missing = [c for c in cols if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ValueError(f"{path}, line 1: no column {', '.join(missing)}: the table was written for other tasks; "
+                             "`snakemake leaderboard/all` writes it afresh")
+        for line, row in enumerate(reader, 2):
             name = row["method"]
-            if name.startswith(OUTSIDE_PREFIX) or name.startswith("paper:"):
+            if name.startswith("paper:") or name.startswith(OUTSIDE_PREFIX) and not outside:
                 continue
-            if name not in by_label:
-                raise ValueError(f"{folder / 'leaderboard.csv'}: row {name!r} is no registered method")
-            values[by_label[name]] = {c: parse_cell(row[c], row[f"{c} 95% CI"], row[f"{c} per seed"]) for c in cols}
+            if name.startswith(OUTSIDE_PREFIX):
+                key = name.removeprefix(OUTSIDE_PREFIX).removesuffix(OUTSIDE_SUFFIX)
+            elif name in by_label:
+                key = by_label[name]
+            else:
+                raise ValueError(f"{path}, line {line}: row {name!r} is no registered method")
+            values[key] = {c: parse_cell(row[c], row[f"{c} 95% CI"], row[f"{c} per seed"]) for c in cols}
     notes = [line[2:] for line in (folder / "leaderboard.md").read_text(encoding="utf-8").splitlines()
-             if line.startswith("- ") and not line.startswith("- Outside models:")
-             and not line.startswith("- Trained rows:")]
+             if line.startswith("- ")]
     return values, notes
+
+
+# the notes that say where rows came from, or describe one row (a method's readout check): kept from a committed
+# table unless the rows they name are regenerated
+TRAINED_ROWS, ROW_ALONE, OUTSIDE_NOTE, DEPARTURES = ("Trained rows:", "Row regenerated alone:", "Outside models:",
+                                                     "Departures from the papers:")
+
+
+def kept_notes(notes: list[str], rows: list[str]) -> list[str]:
+    """The committed notes a report with fresh ``rows`` keeps: the outside rows' and the trained rows' provenance,
+    and each other row's own notes (its readout check, its being regenerated alone); the rest it writes afresh."""
+    own = tuple(f"{prefix}{label(m)}" for m in rows for prefix in (f"{READOUT_NOTE}, ", f"{ROW_ALONE} "))
+    return [n for n in notes if n.startswith((OUTSIDE_NOTE, TRAINED_ROWS, ROW_ALONE, f"{READOUT_NOTE}, "))
+            and not n.startswith(own)]
 
 
 def parse_cell(mean: str, ci: str, per_seed: str) -> Cell | str:
@@ -285,6 +343,10 @@ def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None, runs: 
                      "run per method, its interval over the test sentences only. The random-init row (where there is "
                      f"one) trains the same shape from scratch. {NOT_RUN}: no NMT run for the method at this scale "
                      "(the config's systems). " + scoring(runs))
+        shared = [label(m) for m in values if m in METHODS and not METHODS[m].nmt]
+        if shared:
+            notes.append(f"{', '.join(shared)}: no NMT run of its own; its backbone is the initial encoder unchanged, "
+                         "whose run is the first row's.")
         if (cap := nmtplan.max_len(nmt)) != nmtplan.FAIRSEQ_MAX_LEN:
             notes.append(f"Decoding: outputs capped at {cap[0]:g} x source length + {cap[1]:g} tokens (nmt.max_len; "
                          "fairseq's default is 200 tokens).")
@@ -318,23 +380,56 @@ def figure(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None, out: 
     return save(fig, out / "leaderboard")
 
 
+def in_config_order(values: Scores, order: list[str]) -> Scores:
+    """The rows in the config's method order, then the NMT column's random-init row, then the outside rows."""
+    first = [m for m in order if m in values] + ([nmtplan.RANDOM] if nmtplan.RANDOM in values else [])
+    return {m: values[m] for m in [*first, *(m for m in values if m not in first)]}
+
+
 def build(ctx: ReportContext) -> tuple[list[Table | TableSpec], dict[str, Figure]]:
+    """Three modes: the whole table from the run folder; ``trained_from`` (``leaderboard/models``): the committed
+    table's trained rows and notes, the outside rows fresh; with ``rows`` too (``leaderboard/rows``): those methods'
+    rows and notes fresh, every other row and its notes kept."""
     nmt = lbnmt.nmt_config(ctx.cfg)
-    trained_from = ctx.cfg.get("trained_from")
+    trained_from, rows = ctx.cfg.get("trained_from"), ctx.cfg.get("rows") or []
     records = outside_records(ctx)
-    if trained_from:  # the trained rows as the committed table has them (no training run here)
-        runs: dict[str, dict[str, Any]] = {}
-        values, notes = committed_table(Path(trained_from), columns(ctx, nmt))
+    order = ctx.cfg.get("all_methods", ctx.cfg["methods"])
+    items = ctx.cfg.get("departures", [])
+    departures = [f"{DEPARTURES} " + " ".join(f"({i}) {' '.join(d.split())}" for i, d in enumerate(items, 1))
+                  ] if items else []
+    if rows and trained_from:  # the whole table's NMT column: the rows' systems have runs, the others' cells are kept
+        nmt = lbnmt.nmt_config({**ctx.cfg, "methods": order})
+        runs = nmt_results(ctx, nmt, rows)
+        kept, committed = committed_table(Path(trained_from), columns(ctx, nmt), outside=True)
+        values = in_config_order({**kept, **scores(ctx, nmt, runs)}, order)
+        t = table(ctx, values, nmt, runs)
+        if nmt and not runs:  # no regenerated row has an NMT run: the column's note as the table had it
+            col = f"{nmt_column(nmt)}: "
+            t.notes = [next((c for c in committed if c.startswith(col)), n) if n.startswith(col) else n
+                       for n in t.notes]
+        keep = kept_notes(committed, rows)
+        command = ctx.cfg["report_command"]
+        t.notes += [*departures, *(n for n in keep if n.startswith(f"{READOUT_NOTE}, ")),
+                    *readout_notes(ctx, rows), *(n for n in keep if n.startswith(ROW_ALONE)),
+                    *(f"{ROW_ALONE} {label(m)} (`{command}`); every other row as the table had it." for m in rows),
+                    *(n for n in keep if n.startswith((TRAINED_ROWS, OUTSIDE_NOTE)))]
+    elif trained_from:  # the trained rows as the committed table has them (no training run here)
+        runs = {}
+        values, committed = committed_table(Path(trained_from), columns(ctx, nmt))
+        values = {**in_config_order(values, order), **outside_scores(ctx, nmt, records)}
+        t = table(ctx, values, nmt, runs)
+        t.notes = [*(n for n in committed if not n.startswith((TRAINED_ROWS, OUTSIDE_NOTE, DEPARTURES))),
+                   *departures,
+                   f"{TRAINED_ROWS} as this folder's table had them (`snakemake leaderboard/all`, and `snakemake "
+                   "leaderboard/rows` for the rows the notes name) before the outside rows were added (`snakemake "
+                   "leaderboard/models`).", *([outside_note(ctx, records)] if records else [])]
     else:
         runs = nmt_results(ctx, nmt)
-        values, notes = scores(ctx, nmt, runs), []
-    values = {**values, **outside_scores(ctx, nmt, records)}
-    t = table(ctx, values, nmt, runs)
-    if trained_from:
-        t.notes = [*notes, "Trained rows: as `snakemake leaderboard/all` regenerated them (the numbers and notes of "
-                           "this folder's table before the outside rows were added: `snakemake leaderboard/models`)."]
-    if records:
-        t.notes.append(outside_note(ctx, records))
+        values = {**scores(ctx, nmt, runs), **outside_scores(ctx, nmt, records)}
+        t = table(ctx, values, nmt, runs)
+        t.notes += [*departures, *readout_notes(ctx, ctx.cfg["methods"])]
+        if records:
+            t.notes.append(outside_note(ctx, records))
 
     def draw(out: Path) -> list[Path]:
         return [*figure(ctx, values, nmt, out), *export_outside(ctx, records, out)]
@@ -348,18 +443,36 @@ def options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--models", default=None, help="comma-separated outside models (the workflow's models)")
     p.add_argument("--trained-from", default=None,
                    help="a folder whose leaderboard table gives the trained rows (its leaderboard.csv and .md)")
+    p.add_argument("--rows", action="store_true",
+                   help="with --trained-from: the methods' rows from this run, every other row from that table")
 
 
 def adjust(cfg: dict[str, Any], a: argparse.Namespace) -> None:
+    cfg["all_methods"] = list(cfg["methods"])  # the table's row order, whatever --methods restricts
+    shared = {"tasks": list(cfg["tasks"]), "seeds": list(cfg["seeds"])}
     for key in ("methods", "tasks"):
         if getattr(a, key):
             cfg[key] = getattr(a, key).split(",")
-    if a.tasks:
+    if a.tasks and not a.rows:  # --rows: the table's NMT column stays, whether or not the rows have NMT runs
         lbnmt.restrict_nmt(cfg)
+    elif a.tasks:
+        cfg["tasks"] = [t for t in cfg["tasks"] if t != lbnmt.NMT_TASK]
     if a.seeds:
         cfg["seeds"] = [int(s) for s in a.seeds.split(",")]
     cfg["outside"] = lbout.outside_models(cfg, a.models.split(",") if a.models else [])
     cfg["trained_from"] = a.trained_from
+    if a.rows:
+        if not a.trained_from or not a.methods or a.models:
+            raise SystemExit("--rows needs --trained-from (the table to keep) and --methods (the rows to regenerate), "
+                             "and no --models (leaderboard/models rescores the outside rows)")
+        now = {"tasks": cfg["tasks"], "seeds": cfg["seeds"]}
+        if now != shared:
+            raise SystemExit(f"--rows: the regenerated rows must have the table's columns and seeds {shared}, not "
+                             f"{now}: restrict the methods only")
+        cfg["rows"] = list(cfg["methods"])
+        methods = ", ".join(cfg["rows"])
+        cfg["report_command"] = (f"snakemake leaderboard/rows --cores 2 --config scale={cfg['scale']} "
+                                 f"leaderboard_methods='[{methods}]'")
     if a.models:
         models = ", ".join(f'"{m}"' for m in a.models.split(","))
         cfg["report_command"] = (f"snakemake {'leaderboard/models' if a.trained_from else 'leaderboard/all'} "

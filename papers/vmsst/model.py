@@ -53,20 +53,28 @@ from common.distributed.collectives import gather_with_grad, rank
 from common.losses.linear_cross_entropy import IMPLEMENTATIONS
 from common.models.joint import encode_sides
 from papers.vmsst.decoder import LatentDecoder, T5LatentDecoder
-from papers.vmsst.settings import OBJECTIVES, Settings
+from papers.vmsst.settings import HEAD_INITS, OBJECTIVES, Settings
 
 
 class InferenceNetwork(nn.Module):
-    """An encoder with Gaussian heads: mean-pooled hidden states -> (mean (B, k), log-variance (B, k))."""
+    """An encoder with Gaussian heads: mean-pooled hidden states -> (mean (B, k), log-variance (B, k)).
+
+    ``identity_mean``: the mean head starts as the identity (k = d), so that before the first update the mean is the
+    pooled backbone itself: from a pretrained encoder, the sentence space it starts from (the paper does not say how
+    its heads start; ``Settings.head_init``)."""
 
     rowwise_forward = True  # each row is encoded alone: the trainer may chunk it (common/training/grad_cache.py)
 
-    def __init__(self, backbone: PreTrainedModel, latent: int, num_languages: int = 0):
+    def __init__(self, backbone: PreTrainedModel, latent: int, num_languages: int = 0, identity_mean: bool = False):
         super().__init__()
         self.backbone = backbone
         d = backbone.config.hidden_size
         self.mean = nn.Linear(d, latent, bias=False)
         self.logv = nn.Linear(d, latent, bias=False)
+        if identity_mean:
+            if latent != d:
+                raise ValueError(f"an identity mean head needs the latent size ({latent}) to be the hidden size ({d})")
+            nn.init.eye_(self.mean.weight)
         self.languages = nn.Embedding(num_languages, d) if num_languages else None
         if self.languages is not None:
             nn.init.normal_(self.languages.weight, std=0.02)
@@ -109,23 +117,27 @@ class VMSST(nn.Module):
             raise ValueError(f"unknown objective {settings.objective!r}; expected one of {OBJECTIVES}")
         if settings.vocab_loss not in IMPLEMENTATIONS:
             raise ValueError(f"vocab_loss must be one of {IMPLEMENTATIONS}, got {settings.vocab_loss!r}")
+        if settings.head_init not in HEAD_INITS:
+            raise ValueError(f"head_init must be one of {HEAD_INITS}, got {settings.head_init!r}")
+        identity = settings.head_init == "identity"
         self.joint_sides = joint_sides
         self.s, self.num_languages = settings, num_languages
         d = semantic.config.hidden_size
-        self.semantic = InferenceNetwork(semantic, d)
+        self.semantic = InferenceNetwork(semantic, d, identity_mean=identity)
         lang_emb = num_languages if settings.encoder_language_embeddings else 0
         needs_generator = settings.objective != "contrastive"
         self.language_encoders = nn.ModuleList()
         self.encoder_of = list(range(num_languages))  # language id -> language encoder index
         if settings.objective in ("vmsst", "vmsst_contrastive"):
             if settings.encoders == "one":  # Table 4 "1 enc.": the semantic encoder's backbone for both variables
-                self.language_encoders.append(InferenceNetwork(semantic, d, lang_emb))
+                self.language_encoders.append(InferenceNetwork(semantic, d, lang_emb, identity_mean=identity))
                 self.encoder_of = [0] * num_languages
             else:
                 count = {"twin": 1, "per_language": num_languages}.get(settings.encoders)
                 count = count or int(settings.encoders[1:])
                 for _ in range(count):
-                    self.language_encoders.append(InferenceNetwork(copy.deepcopy(semantic), d, lang_emb))
+                    self.language_encoders.append(InferenceNetwork(copy.deepcopy(semantic), d, lang_emb,
+                                                                    identity_mean=identity))
                 if settings.encoders == "per_language":
                     self.encoder_of = list(range(num_languages))
                 elif count == 1:

@@ -6,12 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 OBJECTIVES = ("vmsst", "bitranslation", "contrastive", "vmsst_contrastive")
+HEAD_INITS = ("default", "identity")
 
 
 @dataclass
 class Settings:
     objective: str = "vmsst"
-    elbo_weight: float = 0.1  # lambda of section 4: 0.1 from random init, 0.025 from pretrained (section 6.4)
+    elbo_weight: float = 0.1  # lambda of section 4 (6.4: 0.1 from random init, 0.025 for mT5 with its decoder)
     vmsst_weight: float = 0.0005  # VMSST Contrastive's lambda on the VMSST loss (6.4: 0.0005, 24-layer 0.001)
     anneal_steps: int = 1_000_000
     kl: bool = True
@@ -24,3 +25,4 @@ class Settings:
     compile_loss: bool = False  # the decoder's vocabulary projection + loss through torch.compile (speed only)
     loss_chunk_tokens: int = 0  # > 0: the decoder loss in chunks of this many tokens (0: the fused loss's default)
     vocab_loss: str = "fused"  # the decoder's vocabulary loss: fused linear + cross-entropy, or "plain" logits
+    head_init: str = "default"  # the mean heads: "default" (nn.Linear's) or "identity" (step 0: the pooled backbone)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from torch import nn
-from transformers import AutoConfig, AutoModelForSeq2SeqLM
+from transformers import AutoConfig, AutoModelForSeq2SeqLM, PretrainedConfig
 
 from common.data.stream import Concat, TsvPairs, tagged
 from common.models.embedder import save_sentence_encoder
@@ -77,13 +77,19 @@ def set_dropout(module: nn.Module, p: float) -> None:
                 setattr(config, name, p)
 
 
+def has_pretrained_decoder(config: PretrainedConfig | None) -> bool:
+    """An encoder-decoder checkpoint's config (mT5's): its decoder starts pretrained; an encoder-only one's (MiniLM's,
+    XLM-R's) or none (from scratch): VMSST's decoder starts from scratch."""
+    return config is not None and config.model_type in ENCODER_ONLY
+
+
 def pretrained_decoder(spec: EncoderSpec, dropout: float) -> tuple[nn.Module, nn.Linear] | None:
     """(decoder stack, lm_head) of a pretrained encoder-decoder checkpoint (the paper's mT5-large setting); None for
     an encoder-only or from-scratch spec (the decoder is then built from scratch)."""
     if not spec.pretrained:
         return None
     path = resolve_pretrained(spec.pretrained)
-    if AutoConfig.from_pretrained(path).model_type not in ENCODER_ONLY:
+    if not has_pretrained_decoder(AutoConfig.from_pretrained(path)):
         return None
     full = AutoModelForSeq2SeqLM.from_pretrained(path)
     set_dropout(full, dropout)
@@ -100,9 +106,9 @@ class VMSSTRecipe:
 
     def _resolve(self, cfg: dict, run: RunArguments):
         spec = encoder_spec(cfg["encoders"][run.init], run.tokenizer)
-        depth = (AutoConfig.from_pretrained(resolve_pretrained(spec.pretrained)).num_hidden_layers if spec.pretrained
-                 else spec.num_layers)
-        return spec, variants.resolve(run.method, cfg, run.init, depth)
+        config = AutoConfig.from_pretrained(resolve_pretrained(spec.pretrained)) if spec.pretrained else None
+        depth = config.num_hidden_layers if config is not None else spec.num_layers
+        return spec, variants.resolve(run.method, cfg, run.init, depth, has_pretrained_decoder(config))
 
     def examples(self, cfg: dict, run: RunArguments, manifest: dict) -> Sequence:
         _, (_, _, languages) = self._resolve(cfg, run)

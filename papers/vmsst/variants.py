@@ -30,18 +30,23 @@ ABLATIONS = ("vmsst_fact", "vmsst_4enc", "vmsst_dec-half", "vmsst_dec-1", "vmsst
 _BATCH = re.compile(r"^(?P<obj>vmsst|contrastive)_b(?P<f>[0-9]+(?:\.[0-9]+)?)$")
 
 
-def resolve(name: str, cfg: dict, init: str, encoder_layers: int) -> tuple[Settings, dict, list[str] | None]:
+def resolve(name: str, cfg: dict, init: str, encoder_layers: int, decoder_pretrained: bool = False
+            ) -> tuple[Settings, dict, list[str] | None]:
     """(model settings, training overrides, languages to train on or None for all) of run ``name`` on encoder
-    setting ``init`` under config ``cfg`` (its ``vmsst`` section). The decoder has the encoder's depth (the
-    paper's models are "6 layer" and "24 layer encoder-decoder" models); lambda is 0.025 from a pretrained
-    encoder and 0.1 from random init (section 6.4); VMSST Contrastive's lambda may differ per setting."""
+    setting ``init`` under config ``cfg`` (its ``vmsst`` section).
+
+    The decoder has the encoder's depth (the paper's models are "6 layer" and "24 layer encoder-decoder" models)
+    unless ``vmsst.decoder_layers`` sets it (Table 4 finds one layer best). Lambda (section 6.4) is 0.025 for "the
+    pretrained models" and 0.1 "when training from randomly initialized parameters": the pretrained value where the
+    decoder starts pretrained too (``decoder_pretrained``: mT5's), the other where it starts from scratch, as from
+    random init or from an encoder-only checkpoint such as MiniLM. VMSST Contrastive's lambda may differ per
+    setting. The mean heads start as ``vmsst.head_init`` says (default: nn.Linear's)."""
     v = cfg["vmsst"]
-    pretrained = bool(cfg["encoders"][init].get("pretrained"))
-    base: dict[str, Any] = dict(elbo_weight=v["elbo_weight_pretrained"] if pretrained else v["elbo_weight"],
+    base: dict[str, Any] = dict(elbo_weight=v["elbo_weight_pretrained"] if decoder_pretrained else v["elbo_weight"],
                 vmsst_weight=v["vmsst_contrastive_weight"].get(init, v["vmsst_contrastive_weight"]["default"]),
-                anneal_steps=v["anneal_steps"], decoder_layers=encoder_layers,
+                anneal_steps=v["anneal_steps"], decoder_layers=v.get("decoder_layers", encoder_layers),
                 compile_loss=v.get("compile_loss", False), loss_chunk_tokens=v.get("loss_chunk_tokens", 0),
-                vocab_loss=v.get("vocab_loss", "fused"))
+                vocab_loss=v.get("vocab_loss", "fused"), head_init=v.get("head_init", "default"))
     overrides: dict = {}
     languages = None
     m = _BATCH.match(name)

@@ -73,6 +73,8 @@ def test_the_three_readouts_of_a_folder_with_a_head(folders):
         ["the man sees a dog", "a dog", "the dog"], "en")
     assert out["per_language"]["centred"]["xxx"]["mean_cosine"] == pytest.approx(
         mean_cosine_non_parallel(*centred(x, y), pairs=1000))
+    assert out["per_language"]["saved"]["xxx"]["mean_cosine"] == pytest.approx(  # the head on the pooled vectors
+        mean_cosine_non_parallel(x, y, pairs=1000))
     assert out["summary"]["saved"] == out["per_language"]["saved"]["xxx"]
     assert torch.equal(embedder.encode(["li so"], "xxx"), before)
 

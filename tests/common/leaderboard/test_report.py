@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 from common.leaderboard.report import cell
@@ -157,10 +159,61 @@ def test_trained_rows_kept_from_the_committed_table_render_as_they_were(tmp_path
     (tmp_path / "leaderboard.md").write_text("**t**\n\n| a |\n|---|\n| 1 |\n\n- Scale 'mini': the corpus.\n"
                                              "- Outside models: an old note.\n- No verdicts.\n", encoding="utf-8")
     values, notes = committed_table(tmp_path, ["tatoeba@cosine"])
-    assert list(values) == ["init", "tr", "random"] and notes == ["Scale 'mini': the corpus.", "No verdicts."]
+    assert list(values) == ["init", "tr", "random"]
+    assert notes == ["Scale 'mini': the corpus.", "Outside models: an old note.", "No verdicts."]
     d, seeds = values["tr"]["tatoeba@cosine"]
     assert (d.mean, d.lo, d.hi, d.seeds, seeds) == (9.9421, 7.3, 12.6, 2, [10.1, 9.7])
     ctx = SimpleNamespace(scale="mini", manifest={"leakage": {"dropped_total": 3}},
                           cfg={"tasks": ["tatoeba@cosine"], "description": "d", "encoders": {"minilm": {}},
                                "training": {"max_steps": 1, "global_batch_size": 2}, "seeds": [1, 2]})
     assert to_csv(table(ctx, values, None, {})).splitlines() == [",".join(header), *rows[:3]]
+
+
+def test_rows_mode_keeps_every_other_row_and_each_rows_own_notes(tmp_path):
+    """``--rows``: the committed table's rows all kept (outside ones too); of its notes, the provenance ones and the
+    notes of rows not regenerated; the regenerated rows take their place in the config's method order."""
+    from common.leaderboard.report import committed_table, in_config_order, kept_notes, label
+
+    header = ["method", "tatoeba@cosine", "tatoeba@cosine 95% CI", "tatoeba@cosine per seed"]
+    rows = [f"{label('init')},4.4,\"[4.2, 4.7]\",4.4", f"{label('vmsst')},0.2,\"[-0.0, 0.4]\",0.2 / 0.2",
+            f"{label('random')},–,–,–", "outside model: m (untrained),4.1,\"[3.9, 4.3]\",4.1"]
+    (tmp_path / "leaderboard.csv").write_text(",".join(header) + "\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    notes = ["Scale 'mini': the corpus.", f"Readout check, {label('vmsst')} (old): seed 1.",
+             f"Readout check, {label('tr')} (kept): seed 1.", f"Row regenerated alone: {label('vmsst')} (`old`).",
+             f"Row regenerated alone: {label('tr')} (`kept`).", "Departures from the papers: (1) old.",
+             "Trained rows: as the table had them.", "Outside models: how m was built."]
+    (tmp_path / "leaderboard.md").write_text("".join(f"- {n}\n" for n in notes), encoding="utf-8")
+    values, committed = committed_table(tmp_path, ["tatoeba@cosine"], outside=True)
+    assert list(values) == ["init", "vmsst", "random", "m"] and committed == notes
+    assert kept_notes(committed, ["vmsst_step0", "vmsst"]) == [notes[2], notes[4], notes[6], notes[7]]
+    fresh = {"vmsst_step0": {"tatoeba@cosine": "step0"}, "vmsst": {"tatoeba@cosine": "new"}}
+    ordered = in_config_order({**values, **fresh}, ["init", "tr", "vmsst_step0", "vmsst"])
+    assert list(ordered) == ["init", "vmsst_step0", "vmsst", "random", "m"]
+    assert ordered["vmsst"]["tatoeba@cosine"] == "new"
+
+
+def test_readout_notes_give_each_seeds_three_readouts_and_head_ratio(tmp_path):
+    from types import SimpleNamespace
+
+    from common.leaderboard.report import readout_notes
+    from common.runs import Run, RunRegistry
+
+    def model(saved, pooled, centred, ratio):
+        return {"summary": {"saved": {"both": saved[0], "mean_cosine": saved[1]},
+                            "pooled": {"both": pooled[0], "mean_cosine": pooled[1]},
+                            "centred": {"both": centred[0], "mean_cosine": centred[1]}}, "head_singular_ratio": ratio}
+
+    (tmp_path / "readout").mkdir()
+    (tmp_path / "readout" / "vmsst.json").write_text(json.dumps(
+        [model((0.21, 0.914), (3.04, 0.55), (1.26, 0.004), [12.34]), model((0.3, 0.9), (3.0, 0.5), (1.0, 0.0), [])]))
+    registry = RunRegistry("leaderboard", [Run("vmsst", "minilm", 1, ()), Run("vmsst", "minilm", 2, ())])
+    ctx = SimpleNamespace(cfg={"readout": ["vmsst", "tr"], "methods": ["vmsst"]}, results=tmp_path,
+                          store=SimpleNamespace(registry=registry))
+    (note,) = readout_notes(ctx, ["vmsst", "tr"])  # tr: in readout, but not a method of this run
+    assert note.startswith("Readout check, VMSST (variational source separation) (python -m common.eval.readout, fp32;")
+    assert note.endswith("losing it): seed 1: saved 0.2 (0.91) / pooled 3.0 (0.55) / centred 1.3 (0.00), head 12.3; "
+                         "seed 2: saved 0.3 (0.90) / pooled 3.0 (0.50) / centred 1.0 (0.00), no head.")
+    assert readout_notes(ctx, ["tr"]) == []
+    ctx.store.registry = RunRegistry("leaderboard", [Run("vmsst", "minilm", 1, ())])
+    with pytest.raises(ValueError):  # a results file of another seed count
+        readout_notes(ctx, ["vmsst"])

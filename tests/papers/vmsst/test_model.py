@@ -364,7 +364,7 @@ def test_pretrained_t5_run_trains_saves_and_embeds(tmp_path):
     manifest = {"train": {"deu": str(tmp_path / "deu-en.tsv")}}
     examples = VMSSTRecipe().examples(cfg, run, manifest)
     built = VMSSTRecipe().build(cfg, run, manifest, examples)
-    assert built.method["settings"]["elbo_weight"] == 0.025  # lambda from a pretrained encoder (section 6.4)
+    assert built.method["settings"]["elbo_weight"] == 0.025  # lambda, the decoder pretrained too (section 6.4)
     assert built.method["settings"]["decoder_layers"] == 2  # the checkpoint's depth
     batch_ = built.collate(examples, torch.Generator())
     built.model(**batch_)["loss"].backward()
@@ -428,3 +428,33 @@ def test_micro_batches_are_the_whole_batch_for_the_objectives_declared_decomposa
            "encoders": {"s": {}}, "training": {"global_batch_size": 64}}
     assert variants.resolve("vmsst_b2", cfg, "s", 2)[1] == {"global_batch_size": 128, "micro_batch_per_gpu": 16}
     assert variants.resolve("contrastive_b2", cfg, "s", 2)[1] == {"global_batch_size": 128}
+
+
+def test_identity_heads_start_every_mean_at_the_pooled_backbone():
+    """head_init "identity": before any update the embedding is the backbone's mean-pooled states, by hand, and so is
+    the language encoder's mean; the default head is another map. An unknown initialisation is refused."""
+    b = batch()
+    ids, mask = b["i_ids"], b["i_mask"]
+    m = model(head_init="identity")
+    h = m.semantic.backbone(input_ids=ids, attention_mask=mask).last_hidden_state  # (B, S, D)
+    pooled = (h * mask[..., None]).sum(1) / mask.sum(1, keepdim=True)  # (B, D)
+    torch.testing.assert_close(m.embed(ids, mask), pooled)
+    lang = m.language_encoders[0]
+    torch.testing.assert_close(lang.mean.weight, torch.eye(D))
+    assert not torch.allclose(model().embed(ids, mask), pooled)
+    with pytest.raises(ValueError, match="head_init must be one of"):
+        model(head_init="zeros")
+
+
+def test_resolve_takes_lambda_by_the_decoders_start_and_the_configs_decoder_depth():
+    """Section 6.4: 0.025 where the decoder starts pretrained (mT5), 0.1 where it starts from scratch, as from an
+    encoder-only checkpoint; vmsst.decoder_layers sets the depth (default the encoder's), head_init passes through."""
+    cfg = {"vmsst": {"elbo_weight": 0.1, "elbo_weight_pretrained": 0.025, "vmsst_contrastive_weight": {"default": 5e-4},
+                     "anneal_steps": 10}, "encoders": {"minilm": {"pretrained": "package:x"}}}
+    scratch, _, _ = variants.resolve("vmsst", cfg, "minilm", 6)
+    assert (scratch.elbo_weight, scratch.decoder_layers, scratch.head_init) == (0.1, 6, "default")
+    assert variants.resolve("vmsst", cfg, "minilm", 6, decoder_pretrained=True)[0].elbo_weight == 0.025
+    cfg["vmsst"].update(decoder_layers=1, head_init="identity")
+    one, _, _ = variants.resolve("vmsst", cfg, "minilm", 6)
+    assert (one.decoder_layers, one.head_init) == (1, "identity")
+    assert variants.resolve("vmsst_dec-half", cfg, "minilm", 6)[0].decoder_layers == 3  # the ablation still wins
