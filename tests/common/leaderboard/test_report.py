@@ -217,3 +217,27 @@ def test_readout_notes_give_each_seeds_three_readouts_and_head_ratio(tmp_path):
     ctx.store.registry = RunRegistry("leaderboard", [Run("vmsst", "minilm", 1, ())])
     with pytest.raises(ValueError):  # a results file of another seed count
         readout_notes(ctx, ["vmsst"])
+
+
+def test_rows_mode_refuses_what_would_mix_two_tables():
+    """``--rows`` regenerates rows of the committed table: it needs that table and the methods, and refuses outside
+    models (their own target) and fewer tasks or seeds than the table has."""
+    import argparse
+
+    from common.config import load_leaderboard_config
+    from common.leaderboard.report import adjust, options
+
+    def parse(*args):
+        p = argparse.ArgumentParser()
+        options(p)
+        return p.parse_args(list(args))
+
+    base = ("--rows", "--trained-from", "figures/leaderboard/mini", "--methods", "vmsst_step0,vmsst")
+    cfg = load_leaderboard_config("mini")
+    adjust(cfg, parse(*base, "--tasks", ",".join([*cfg["tasks"], "nmt"]), "--seeds", "1,2"))
+    assert cfg["rows"] == ["vmsst_step0", "vmsst"] and cfg["nmt"] and "leaderboard/rows" in cfg["report_command"]
+    for extra in (("--seeds", "1"), ("--tasks", "tatoeba@cosine"), ("--models", "all-MiniLM-L6-v2")):
+        with pytest.raises(SystemExit):
+            adjust(load_leaderboard_config("mini"), parse(*base, *extra))
+    with pytest.raises(SystemExit, match="--rows needs --trained-from"):
+        adjust(load_leaderboard_config("mini"), parse("--rows", "--methods", "vmsst"))

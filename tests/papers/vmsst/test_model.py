@@ -458,3 +458,38 @@ def test_resolve_takes_lambda_by_the_decoders_start_and_the_configs_decoder_dept
     one, _, _ = variants.resolve("vmsst", cfg, "minilm", 6)
     assert (one.decoder_layers, one.head_init) == (1, "identity")
     assert variants.resolve("vmsst_dec-half", cfg, "minilm", 6)[0].decoder_layers == 3  # the ablation still wins
+
+
+def test_an_encoder_only_checkpoint_takes_the_scratch_lambda_and_step0_saves_the_pooled_backbone(tmp_path):
+    """From an encoder-only checkpoint (MiniLM's case) the decoder starts from scratch: lambda 0.1 (section 6.4), the
+    config's 1-layer decoder; with identity heads the step-0 folder embeds as the checkpoint's mean-pooled states."""
+    from common.models.embedder import load_embedder
+    from common.models.tokenizer import train_wordpiece
+    from common.training.cli import RunArguments
+    from papers.vmsst.train import VMSSTRecipe
+
+    sentences = ["ku ma so", "the man sees", "a dog runs", "ma ku", "so the dog"] * 4
+    tok = train_wordpiece(sentences, 60, tmp_path / "bert", min_frequency=1)
+    torch.manual_seed(0)
+    bert = BertModel(BertConfig(vocab_size=len(tok), hidden_size=D, num_hidden_layers=2, num_attention_heads=2,
+                                intermediate_size=16, max_position_embeddings=32), add_pooling_layer=False)
+    bert.save_pretrained(tmp_path / "bert")
+    (tmp_path / "deu-en.tsv").write_text("ku ma so\tthe man sees\nma ku\ta dog runs\n")
+    cfg = {"encoders": {"pt": {"pretrained": str(tmp_path / "bert")}}, "training": {"max_length": 16},
+           "eval": {"max_length": 16},
+           "vmsst": {"elbo_weight": 0.1, "elbo_weight_pretrained": 0.025, "vmsst_contrastive_weight": {"default": 1e-3},
+                     "anneal_steps": 10, "dropout": {}, "decoder_layers": 1, "head_init": "identity"}}
+    run = RunArguments(scale="smoke", method="init", init="pt", seed=1, corpus="-", tokenizer=str(tmp_path / "bert"),
+                       output_dir=str(tmp_path / "run"))
+    manifest = {"train": {"deu": str(tmp_path / "deu-en.tsv")}}
+    built = VMSSTRecipe().build(cfg, run, manifest, VMSSTRecipe().examples(cfg, run, manifest))
+    settings = built.method["settings"]
+    assert (settings["elbo_weight"], settings["decoder_layers"], settings["head_init"]) == (0.1, 1, "identity")
+    assert built.training_overrides == {"max_steps": 0}
+    built.save(built.model, tmp_path / "model")
+    got = load_embedder(tmp_path / "model").encode(["ku ma so", "a dog"], "deu")
+    ids = tok(["ku ma so", "a dog"], return_tensors="pt", padding=True)
+    with torch.no_grad():
+        h = BertModel.from_pretrained(tmp_path / "bert").eval()(**ids).last_hidden_state  # (B, S, D)
+    m = ids["attention_mask"][..., None].float()
+    torch.testing.assert_close(got, (h * m).sum(1) / m.sum(1), atol=1e-5, rtol=1e-5)
