@@ -35,7 +35,6 @@ import numpy as np
 
 from common.config import PAPER_SCALES, ROOT, load_leaderboard_config, load_yaml
 from common.eval import mteb_export
-from common.eval.readout import READOUTS
 from common.eval.results import read_result
 from common.eval.tasks import get_task
 from common.io import read_json
@@ -185,8 +184,8 @@ def readout_notes(ctx: ReportContext, methods: list[str]) -> list[str]:
         for seed, r in zip(seeds_of(ctx, m), models, strict=True):
             s = r["summary"]
             ratios = ", ".join(f"{x:.1f}" for x in r["head_singular_ratio"])
-            seeds.append(f"seed {seed}: " + " / ".join(f"{k} {s[k]['both']:.1f} ({s[k]['mean_cosine']:.2f})"
-                                                      for k in READOUTS)
+            seeds.append(f"seed {seed}: " + " / ".join(f"{k} {v['both']:.1f} ({v['mean_cosine']:.2f})"
+                                                      for k, v in s.items())  # saved, pooled, centred
                          + (f", head {ratios}" if ratios else ", no head"))
         notes.append(f"{READOUT_NOTE}, {label(m)} (python -m common.eval.readout, fp32; Tatoeba accuracy, mean over "
                      "the languages, and in brackets the mean cosine of 1,000 random non-parallel pairs, of the "

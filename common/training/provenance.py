@@ -38,7 +38,7 @@ READ_BY_TRAINING = frozenset({"scale", "corpus", "tokenizer", "encoders", "pooli
 NOT_READ_BY_TRAINING = frozenset({"description", "departures", "seeds", "ablation_seed", "task_seeds", "ablations",
                                   "without_sources", "analysis", "learning_curve", "figure1", "eval", "efficiency",
                                   "census", "nmt", "resources", "methods", "tasks", "papers", "outside_models",
-                                  "targets"})
+                                  "targets", "readout"})
 # of a section otherwise read or not: the keys a training reads (every train module saves its encoder with
 # eval.max_length; VMSST's 4-language runs train on tables.table6_languages) ...
 PARTLY_READ: dict[str, tuple[str, ...]] = {"eval": ("max_length",), "tables": ("table6_languages",)}
