@@ -166,6 +166,9 @@ def paper_rows(ctx: ReportContext, rows: list[str]) -> dict[str, PaperRow]:
 
 OUTSIDE_PREFIX, OUTSIDE_SUFFIX = "outside model: ", " (untrained)"
 READOUT_NOTE = "Readout check"
+# common.eval.readout.READOUTS, in the note's order (that module imports torch, which loading the workflow must not;
+# its results files list them sorted)
+READOUTS = ("saved", "pooled", "centred")
 
 
 def label(row: str) -> str:
@@ -184,8 +187,8 @@ def readout_notes(ctx: ReportContext, methods: list[str]) -> list[str]:
         for seed, r in zip(seeds_of(ctx, m), models, strict=True):
             s = r["summary"]
             ratios = ", ".join(f"{x:.1f}" for x in r["head_singular_ratio"])
-            seeds.append(f"seed {seed}: " + " / ".join(f"{k} {v['both']:.1f} ({v['mean_cosine']:.2f})"
-                                                      for k, v in s.items())  # saved, pooled, centred
+            seeds.append(f"seed {seed}: " + " / ".join(f"{k} {s[k]['both']:.1f} ({s[k]['mean_cosine']:.2f})"
+                                                      for k in READOUTS)
                          + (f", head {ratios}" if ratios else ", no head"))
         notes.append(f"{READOUT_NOTE}, {label(m)} (python -m common.eval.readout, fp32; Tatoeba accuracy, mean over "
                      "the languages, and in brackets the mean cosine of 1,000 random non-parallel pairs, of the "

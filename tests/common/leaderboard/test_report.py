@@ -1,5 +1,3 @@
-import json
-
 import pytest
 
 from common.leaderboard.report import cell
@@ -195,6 +193,7 @@ def test_rows_mode_keeps_every_other_row_and_each_rows_own_notes(tmp_path):
 def test_readout_notes_give_each_seeds_three_readouts_and_head_ratio(tmp_path):
     from types import SimpleNamespace
 
+    from common.leaderboard import report
     from common.leaderboard.report import readout_notes
     from common.runs import Run, RunRegistry
 
@@ -203,9 +202,13 @@ def test_readout_notes_give_each_seeds_three_readouts_and_head_ratio(tmp_path):
                             "pooled": {"both": pooled[0], "mean_cosine": pooled[1]},
                             "centred": {"both": centred[0], "mean_cosine": centred[1]}}, "head_singular_ratio": ratio}
 
-    (tmp_path / "readout").mkdir()
-    (tmp_path / "readout" / "vmsst.json").write_text(json.dumps(
-        [model((0.21, 0.914), (3.04, 0.55), (1.26, 0.004), [12.34]), model((0.3, 0.9), (3.0, 0.5), (1.0, 0.0), [])]))
+    from common.eval.readout import READOUTS
+    from common.io import write_json
+
+    assert READOUTS == report.READOUTS  # the report's copy of the names, in the note's order
+    # written as the readout check writes it (keys sorted: centred, pooled, saved)
+    write_json(tmp_path / "readout" / "vmsst.json", [model((0.21, 0.914), (3.04, 0.55), (1.26, 0.004), [12.34]),
+                                                     model((0.3, 0.9), (3.0, 0.5), (1.0, 0.0), [])])
     registry = RunRegistry("leaderboard", [Run("vmsst", "minilm", 1, ()), Run("vmsst", "minilm", 2, ())])
     ctx = SimpleNamespace(cfg={"readout": ["vmsst", "tr"], "methods": ["vmsst"]}, results=tmp_path,
                           store=SimpleNamespace(registry=registry))
