@@ -392,15 +392,15 @@ def build(ctx: ReportContext) -> tuple[list[Table | TableSpec], dict[str, Figure
     """Three modes: the whole table from the run folder; ``trained_from`` (``leaderboard/models``): the committed
     table's trained rows and notes, the outside rows fresh; with ``rows`` too (``leaderboard/rows``): those methods'
     rows and notes fresh, every other row and its notes kept."""
-    nmt = lbnmt.nmt_config(ctx.cfg)
     trained_from, rows = ctx.cfg.get("trained_from"), ctx.cfg.get("rows") or []
-    records = outside_records(ctx)
     order = ctx.cfg.get("all_methods", ctx.cfg["methods"])
+    # --rows: the whole table's NMT column (the rows' systems have runs, the others' cells are kept)
+    nmt = lbnmt.nmt_config({**ctx.cfg, "methods": order} if rows else ctx.cfg)
+    records = outside_records(ctx)
     items = ctx.cfg.get("departures", [])
     departures = [f"{DEPARTURES} " + " ".join(f"({i}) {' '.join(d.split())}" for i, d in enumerate(items, 1))
                   ] if items else []
-    if rows and trained_from:  # the whole table's NMT column: the rows' systems have runs, the others' cells are kept
-        nmt = lbnmt.nmt_config({**ctx.cfg, "methods": order})
+    if rows and trained_from:
         runs = nmt_results(ctx, nmt, rows)
         kept, committed = committed_table(Path(trained_from), columns(ctx, nmt), outside=True)
         values = in_config_order({**kept, **scores(ctx, nmt, runs)}, order)

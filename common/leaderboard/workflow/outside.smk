@@ -2,6 +2,17 @@
 # evaluations, and the target that scores them alone and rewrites the committed table (leaderboard/models).
 from pathlib import Path
 
+
+def rewrite_committed_table(params, corpus, log, output, flags, groups, description):
+    """The report into the committed folder, keeping what it keeps of that folder's table (``--trained-from``, and
+    ``flags``), then the target's manifest: ``groups`` of inputs and every file of the folder."""
+    from common.workflow.manifest import write_manifest
+
+    shell("python -m common.leaderboard.report --scale {params.scale:q} --results {params.results:q} "
+          "--corpus {corpus:q} --out {params.out:q} --trained-from {params.out:q} {flags} {params.extra} > {log:q} 2>&1")
+    outputs = sorted(str(p) for p in Path(params.out).rglob("*") if p.is_file())
+    write_manifest(output[0], {**groups, "report": outputs}, description)
+
 OUTSIDE_DIR = f"{P.paper_results}/outside"
 OUTSIDE_TASKS = list(CFG["tasks"])
 OUTSIDE_JSONS = [f"{OUTSIDE_DIR}/eval/{name}/{t}.json" for name in OUTSIDE for t in OUTSIDE_TASKS]
@@ -102,10 +113,5 @@ rule models:
     benchmark:
         P.bench("models_report")
     run:
-        from common.workflow.manifest import write_manifest
-
-        shell("python -m common.leaderboard.report --scale {params.scale:q} --results {params.results:q} "
-              "--corpus {input.corpus:q} --out {params.out:q} --trained-from {params.out:q} {params.extra} > {log:q} 2>&1")
-        outputs = sorted(str(p) for p in Path(params.out).rglob("*") if p.is_file())
-        write_manifest(output[0], {"evaluate": list(input.evals), "report": outputs},
-                       f"{params.experiment} outside models, scale {params.scale}")
+        rewrite_committed_table(params, input.corpus, log, output, "", {"evaluate": list(input.evals)},
+                                f"{params.experiment} outside models, scale {params.scale}")

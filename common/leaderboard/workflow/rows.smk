@@ -40,11 +40,6 @@ rule rows:
     benchmark:
         P.bench("rows_report")
     run:
-        from common.workflow.manifest import write_manifest
-
-        shell("python -m common.leaderboard.report --scale {params.scale:q} --results {params.results:q} "
-              "--corpus {input.corpus:q} --out {params.out:q} --trained-from {params.out:q} --rows {params.extra} "
-              "> {log:q} 2>&1")
-        outputs = sorted(str(p) for p in Path(params.out).rglob("*") if p.is_file())
-        write_manifest(output[0], {"evaluate": list(input.evals), "nmt": list(input.nmt), "report": outputs},
-                       f"{params.experiment} rows {', '.join(CFG['methods'])}, scale {params.scale}")
+        rewrite_committed_table(params, input.corpus, log, output, "--rows",
+                                {"evaluate": list(input.evals), "nmt": list(input.nmt)},
+                                f"{params.experiment} rows {', '.join(CFG['methods'])}, scale {params.scale}")
