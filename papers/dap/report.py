@@ -96,13 +96,17 @@ INIT_NOTE = ("'(no pre-training)': the initial encoder evaluated as it is, poole
              "training step), beside the paper's own run of its base model ('(recomputed)' in Tables 1-3).")
 
 
-def where(ctx: ReportContext, task: str | None = None) -> str:
+def where(ctx: ReportContext, task: str | None = None, seed: int | None = None) -> str:
     """The notes' first line: the scale, its corpus, the seeds each cell averages (the registry's DAP runs scored on
-    ``task``: fewer where ``task_seeds`` limits it) and the leakage rule's count."""
-    seeds = ctx.cfg["seeds"] if task is None else ctx.store.seeds_scored("dap", task)
-    cut = " (task_seeds: a budget cut at this scale)" if len(seeds) < len(ctx.cfg["seeds"]) else ""
-    return (f"Ours: scale '{ctx.scale}' — {ctx.cfg['description'].strip()} Seeds {seeds} (mean){cut}. "
-            + leakage_note(ctx.manifest))
+    ``task``: fewer where ``task_seeds`` limits it; ``seed``: the one seed a table or figure reads, as section 5's
+    and Figure 1's) and the leakage rule's count."""
+    if seed is not None:
+        seeds = f"Seed {seed} only"
+    else:
+        scored = ctx.cfg["seeds"] if task is None else ctx.store.seeds_scored("dap", task)
+        cut = " (task_seeds: a budget cut at this scale)" if len(scored) < len(ctx.cfg["seeds"]) else ""
+        seeds = f"Seeds {scored} (mean){cut}"
+    return f"Ours: scale '{ctx.scale}' — {ctx.cfg['description'].strip()} {seeds}. " + leakage_note(ctx.manifest)
 
 
 def _group_mean(run: dict, langs: list[str], d: str) -> float | None:
@@ -245,7 +249,7 @@ def table5(ctx: ReportContext) -> TableSpec:
                      [Col(f"Tatoeba ours ({over}, both dirs)", t.task, t.metric), Ref("Tatoeba paper (mBERT)", 0),
                       Col("BUCC F1 ours", b.task), Ref("BUCC F1 paper", 1), Col("XNLI ours", x.task),
                       Ref("XNLI paper", 2)],
-                     rows, [where(ctx), f"Ours: init '{init}', seed {seed}. Paper: mBERT, 36 languages."])
+                     rows, [where(ctx, seed=seed), f"Ours: init '{init}', seed {seed}. Paper: mBERT, 36 languages."])
 
 
 def ablation_figure(ctx: ReportContext, axis: str, key: str, xlabel: str) -> tuple[TableSpec, dict]:
@@ -258,7 +262,7 @@ def ablation_figure(ctx: ReportContext, axis: str, key: str, xlabel: str) -> tup
                 seeds=(seed,)) for x, v in points]
     cols = section5_cols(ctx) + [Ref("Tatoeba paper", 0), Ref("BUCC paper", 1), Ref("XNLI paper", 2)]
     spec = TableSpec(key, f"{label}: values behind the plot ({xlabel})", [xlabel], cols, rows,
-                     [where(ctx), f"Paper claim: {claim}. The paper prints only the default point."])
+                     [where(ctx, seed=seed), f"Paper claim: {claim}. The paper prints only the default point."])
     values = {name: [spec.cell(ctx.store, r, c) for r in rows] for name, c in zip(("Tatoeba", "BUCC F1", "XNLI"), cols)}
     plot = partial(panels, [x for x, _ in points], {f"ours ({init}, {ctx.scale})": values},
                    {name: (d["value"], d[key]) for name, key in (("Tatoeba", "tatoeba"), ("BUCC F1", "bucc"),
@@ -327,7 +331,7 @@ def figure1(ctx: ReportContext) -> tuple[Table, dict[str, Any]]:
             "distance in the plane over the mean distance of a token to its own centroid (lower: better aligned).")
     table = Table("figure1_tokens", "Figure 1: token representations of parallel pairs (PCA)",
                   ["model", "tokens", "nearest token of the other language %", "centroid gap"], rows,
-                  [where(ctx), note])
+                  [where(ctx, seed=seed), note])
     return table, res
 
 

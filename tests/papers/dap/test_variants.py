@@ -42,6 +42,7 @@ def test_task_seeds_limit_a_task_to_the_first_seeds_and_the_notes_say_so():
                            "store": ResultStore("unused", reg)})()
     assert "Seeds [1, 2] (mean) (task_seeds" in where(ctx, "xnli@zero-shot")
     assert "Seeds [1, 2, 3] (mean). " in where(ctx, "bucc@ratio-k4")
+    assert "Seed 1 only. " in where(ctx, seed=1) and "Seeds" not in where(ctx, seed=1)  # section 5, Figure 1
 
 
 def test_without_sources_trains_the_listed_methods_only():
