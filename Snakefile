@@ -16,7 +16,7 @@ import sys
 from common.config import LEADERBOARD, load_paper_config, papers, workflow_config
 from common.report.site import stamp as site_stamp
 from common.workflow.paths import download_args, download_inputs
-from common.targets import split_targets
+from common.targets import extra_targets
 
 # Rules call `python -m ...`: make that the interpreter running Snakemake (the project's venv).
 os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
@@ -42,9 +42,10 @@ EXPERIMENTS = {**{p: f"papers/{p}/workflow/Snakefile" for p in PAPERS},
                LEADERBOARD: "common/leaderboard/workflow/Snakefile", "bench": "bench/workflow/Snakefile"}
 
 
-# a paper's scale may split its work into more targets than papers/<p>/all (common/targets.py)
+# a paper's scale may split its work into more targets than papers/<p>/all (common/targets.py): its config's
+# `targets`, and its NMT tables where `nmt.own_target` says so
 SPLIT_TARGETS = [f"papers/{p}/{t}" for p in papers(config["scale"])
-                 for t in split_targets(load_paper_config(p, config["scale"]))]
+                 for t in extra_targets(load_paper_config(p, config["scale"]))]
 
 
 rule all:

@@ -10,12 +10,22 @@ config, outputs that get a target of their own::
 each target runs alone from a fresh checkout; run both in one command to share it. The run registry tags each
 evaluation with its target (:meth:`common.runs.RunRegistry.add`); the report writes one target's outputs
 (``--target``, :func:`common.report.cli.main`).
+
+An experiment's NMT tables, a report of their own, are target ``papers/<p>/nmt`` where the config's
+``nmt.own_target`` says so (HICTL at mini), and part of ``papers/<p>/all`` otherwise (:func:`extra_targets`).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from common.runs import MAIN_TARGET
+
+NMT_TARGET = "nmt"  # an experiment's NMT tables where its config's ``nmt.own_target`` makes them a target of their own
+
+
+def index_target(cfg: dict[str, Any], nmt_report: bool) -> str:
+    """The target named in a report folder's index: ``nmt`` for the NMT report where it is a target of its own."""
+    return NMT_TARGET if nmt_report and (cfg.get("nmt") or {}).get("own_target") else MAIN_TARGET
 
 
 def split_targets(cfg: dict[str, Any]) -> dict[str, list[str]]:
@@ -30,6 +40,17 @@ def split_targets(cfg: dict[str, Any]) -> dict[str, list[str]]:
                 raise ValueError(f"targets: {output!r} is in both {owner[output]!r} and {name!r}")
             owner[output] = name
     return {name: list(outputs) for name, outputs in targets.items()}
+
+
+def extra_targets(cfg: dict[str, Any]) -> list[str]:
+    """Every target of a scale besides the main one: the config's ``targets`` and, where ``nmt.own_target``, the NMT
+    tables' (``papers/<p>/nmt``)."""
+    split = split_targets(cfg)
+    if index_target(cfg, nmt_report=True) != NMT_TARGET:
+        return list(split)
+    if NMT_TARGET in split:
+        raise ValueError(f"targets: {NMT_TARGET!r} is the NMT tables' target where nmt.own_target is set")
+    return [*split, NMT_TARGET]
 
 
 def target_of(cfg: dict[str, Any], output: str) -> str:

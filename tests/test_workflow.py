@@ -430,15 +430,19 @@ def test_hictl_paper_scale_dry_run_lists_gpu_jobs(tmp_path):
     assert '"train_set": null' in printed
 
 
-def test_hictl_nmt_report_needs_no_pretraining_evaluation(tmp_path):
-    """The NMT tables (rule report_nmt) are a target of their own: they train only the encoders NMT fine-tunes
-    and run none of the pre-training evaluations, so each half of the mini workflow fits a session."""
-    proc = snakemake(tmp_path, "figures/hictl/mini/nmt/README.md", "-n", "--config", "scale=mini",
-                     f"data_root={DATA_ROOT}")
+def test_hictl_mini_nmt_is_a_target_of_its_own(tmp_path):
+    """At mini the NMT tables (rule report_nmt) are target papers/hictl/nmt (nmt.own_target): it trains only the
+    encoders NMT fine-tunes and runs none of the pre-training evaluations; papers/hictl/all runs no NMT job, so each
+    target fits the 4-hour budget alone."""
+    proc = snakemake(tmp_path, "papers/hictl/nmt", "-n", "--config", "scale=mini", f"data_root={DATA_ROOT}")
     counts = job_counts(proc.stdout, "hictl")
-    assert counts["hictl_report_nmt"] == 1 and "hictl_report" not in counts and "hictl_evaluate" not in counts
+    assert counts["hictl_report_nmt"] == 1 and counts["hictl_nmt_target"] == 1
+    assert "hictl_report" not in counts and "hictl_evaluate" not in counts
     trained = {re.search(r"method=([\w-]+)", b).group(1) for b in job_blocks(proc.stdout, "hictl_train")}
     assert trained == {"init", "hictl_hns"}  # the no-bias system fine-tunes the same encoder
+    main = job_counts(snakemake(tmp_path, "papers/hictl/all", "-n", "--config", "scale=mini",
+                                f"data_root={DATA_ROOT}").stdout, "hictl")
+    assert not [job for job in main if "nmt" in job] and main["hictl_report"] == 1
 
 
 def test_leaderboard_dry_runs(tmp_path):

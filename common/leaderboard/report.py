@@ -41,6 +41,7 @@ from common.io import read_json
 from common.leaderboard import nmt as lbnmt
 from common.leaderboard import outside as lbout
 from common.leaderboard.methods import METHODS, method, registry
+from common.nmt import describe
 from common.nmt import plan as nmtplan
 from common.report.claims import Difference, interval, item_metric
 from common.report.cli import Figure, main
@@ -342,9 +343,9 @@ def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None, runs: 
         notes.append(f"{nmt_column(nmt)}: BLEU ({flavour}) on "
                      f"{t.test} {t.pair} after HICTL's two-stage fine-tuning (section 3.2 / 4.2: stage 1 encoder "
                      f"frozen, stage 2 all parameters) of each method's seed-{nmt['encoder_seed']} encoder; one NMT "
-                     "run per method, its interval over the test sentences only. The random-init row (where there is "
-                     f"one) trains the same shape from scratch. {NOT_RUN}: no NMT run for the method at this scale "
-                     "(the config's systems). " + scoring(runs))
+                     "run per method, its interval over the test sentences only. "
+                     + describe.updates(nmt, lbnmt.SETTING) + " " + describe.target_dictionary(nmt)
+                     + f" {NOT_RUN}: no NMT run for the method at this scale (the config's systems). " + scoring(runs))
         shared = [label(m) for m in values if m in METHODS and not METHODS[m].nmt]
         if shared:
             notes.append(f"{', '.join(shared)}: no NMT run of its own; its backbone is the initial encoder unchanged, "

@@ -39,6 +39,7 @@ from common.nmt import plan as nmtplan
 from common.nmt.embedder import save_fairseq_encoder_meta
 from common.nmt.plan import FAIRSEQ_MAX_LEN
 from common.nmt.settings import NMTSettings
+from common.nmt.target_vocab import tokenizer_dir
 from common.precision import run_precision
 from common.training.malloc import keep_freed_memory
 
@@ -246,12 +247,12 @@ def translate(checkpoint: Path, data: Path, subset: str, references: Path, out: 
     from common.nmt.fairseq_plugin.dictionary import HFDictionary
 
     gen_log = generate(checkpoint, data, subset, out.parent / f".{out.stem}", beam, lenpen, max_len)
-    tok = AutoTokenizer.from_pretrained(data / "hf_tokenizer")
+    tok = AutoTokenizer.from_pretrained(tokenizer_dir(data, target=True))  # the dictionary the decoder spells in
     tags = read_json(data / "tags.json")["tags"]
     raw = read_lines(references)
     hyps = bleu.read_generate(gen_log, tok, HFDictionary(tok, tags).indices, len(raw))
     norm = bleu.normalizer(tok)
-    refs = [norm(r) for r in raw]  # the text the vocabulary can produce (MiniLM's: lower-cased, no accents)
+    refs = [norm(r) for r in raw]  # the text the vocabulary can produce (MiniLM's: lower-cased, no accents; own: NFC)
     pretokenized = references.parent / "pretokenized.json"  # tests whose references are tokenized already
     done = subset.removeprefix("test_") in (read_json(pretokenized) if pretokenized.exists() else [])
     result = {"beam": beam, "lenpen": lenpen, "max_len": list(max_len), "checkpoint": str(checkpoint), "subset": subset,

@@ -24,7 +24,7 @@ from common.report.results import ResultStore
 from common.report.specs import TableSpec
 from common.report.tables import Table, write_table
 from common.runs import MAIN_TARGET, RunRegistry
-from common.targets import split_targets
+from common.targets import index_target, split_targets
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,8 @@ def main(experiment: str, title: str, load_config: Callable[[str], dict[str, Any
     if a.target == MAIN_TARGET:  # the folder's index, with links to what the other targets write there
         root = "leaderboard" if experiment == "leaderboard" else f"papers/{experiment}"
         command = {"command": cfg["report_command"]} if cfg.get("report_command") else {}
-        written.append(write_index(out, f"{root}/{MAIN_TARGET}", title, a.scale, [t.name for t in rendered],
+        written.append(write_index(out, f"{root}/{index_target(cfg, not pretraining)}", title, a.scale,
+                                   [t.name for t in rendered],
                                    list(figures), others={f"{root}/{name}": outputs
                                                           for name, outputs in split_targets(cfg).items()},
                                    **command))

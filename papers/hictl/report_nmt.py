@@ -22,6 +22,7 @@ from pathlib import Path
 
 from common.config import PAPER_SCALES, load_paper_config
 from common.io import read_json
+from common.nmt import describe
 from common.nmt import plan as plan
 from common.nmt.logs import validation_curve
 from common.nmt.settings import NMTSettings
@@ -113,8 +114,8 @@ def bleu_note(ctx) -> str:
     return ("BLEU of the final models (stage 2; random init: trained on the pair alone). "
             + (f"Tokenized BLEU (multi-bleu on Moses tokens, as the paper for IWSLT'14 En<->De and WMT) for "
                f"{', '.join(tokenized)}; " if tokenized else "")
-            + "sacreBLEU for the rest (signatures in table_nmt_tests). References are normalized as the encoder's "
-              "tokenizer normalizes its input (MiniLM: lower-cased, accents stripped): the outputs cannot hold more.")
+            + "sacreBLEU for the rest (signatures in table_nmt_tests). " + describe.target_dictionary(ctx.cfg["nmt"])
+            + " " + " ".join(describe.updates(ctx.cfg["nmt"], setting) for setting in ctx.cfg["nmt"]["settings"]))
 
 
 def table5(ctx, labels: dict[str, str]) -> Table:

@@ -21,3 +21,16 @@ def test_each_output_is_written_by_one_target():
 def test_a_target_split_that_cannot_be_built_is_an_error(targets, message):
     with pytest.raises(ValueError, match=message):
         split_targets({"targets": targets})
+
+
+def test_the_nmt_tables_are_a_target_of_their_own_only_where_the_config_says_so():
+    from common.targets import extra_targets, index_target
+
+    own = {"targets": {"section5": ["table5_direction"]}, "nmt": {"own_target": True}}
+    assert extra_targets(own) == ["section5", "nmt"]
+    assert index_target(own, nmt_report=True) == "nmt" and index_target(own, nmt_report=False) == "all"
+    shared = {"nmt": {"recipe": {}}}
+    assert extra_targets(shared) == [] and index_target(shared, nmt_report=True) == "all"
+    assert extra_targets({}) == [] and index_target({}, nmt_report=True) == "all"  # no NMT at all
+    with pytest.raises(ValueError, match="'nmt' is the NMT tables' target"):
+        extra_targets({"targets": {"nmt": ["claims"]}, "nmt": {"own_target": True}})

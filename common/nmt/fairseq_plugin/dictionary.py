@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 class HFDictionary(Dictionary):
     def __init__(self, tokenizer: PreTrainedTokenizerBase, tags: Sequence[str] = ()) -> None:
         super().__init__()
+        self.tokenizer = tokenizer
         vocab = tokenizer.get_vocab()
         by_id: list[str | None] = [None] * len(vocab)
         for piece, i in vocab.items():

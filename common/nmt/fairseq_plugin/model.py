@@ -9,7 +9,10 @@
   softmax of each decoder step through an element-wise additive operation." The similarity is HICTL's score
   function s (eq. 1, cosine) between the encoder's final [CLS] state and each word's embedding in the *encoder's*
   table (the one the word-level CTL of eq. 7 trains); computed once per sentence in the encoder and added to the
-  logits at every step (target-language tags, which the encoder has no embedding for, get 0).
+  logits at every step (target-language tags, which the encoder has no embedding for, get 0). Where the target side
+  has a dictionary of its own (:mod:`common.nmt.target_vocab`), a target piece's row in that table is the mean of
+  the rows of the encoder's pieces of its text (:class:`TargetSpelling`; our choice, the paper's target words are
+  the encoder's).
 * ``--freeze-encoder`` (stage 1): the encoder's parameters get no gradient (so no optimizer state) and the encoder
   runs in eval mode (no dropout), so it stays bit-identical; stage 2 trains everything.
 """
@@ -25,6 +28,7 @@ from fairseq.models.transformer import TransformerDecoder, TransformerModel, bas
 from torch import nn
 
 from common.models.encoder import load_backbone
+from common.nmt.target_vocab import spelling
 
 if TYPE_CHECKING:
     from common.nmt.fairseq_plugin.dictionary import HFDictionary
@@ -38,11 +42,30 @@ def autocast(enabled: bool, device: torch.device) -> torch.autocast:
     return torch.autocast(device.type, dtype=torch.bfloat16, enabled=enabled)
 
 
+class TargetSpelling(nn.Module):
+    """Each target piece's row in the encoder's embedding table: the mean of the rows of the encoder's pieces of its
+    text (:func:`common.nmt.target_vocab.spelling`), zero for a piece with none (the special pieces). Rebuilt from
+    the two tokenizers with the model, so not saved in checkpoints."""
+
+    def __init__(self, spelled: list[list[int]]) -> None:
+        super().__init__()
+        lengths = torch.tensor([len(s) for s in spelled], dtype=torch.long)
+        self.ids: torch.Tensor
+        self.offsets: torch.Tensor
+        self.register_buffer("ids", torch.tensor([i for s in spelled for i in s], dtype=torch.long), persistent=False)
+        self.register_buffer("offsets", torch.cumsum(lengths, 0) - lengths, persistent=False)
+
+    def forward(self, table: torch.Tensor) -> torch.Tensor:  # (V_src, C) -> (V_tgt, C)
+        return F.embedding_bag(self.ids, table, self.offsets, mode="mean")
+
+
 class HFEncoder(FairseqEncoder):
     def __init__(self, dictionary: HFDictionary, backbone: nn.Module, logit_bias: bool, frozen: bool,
-                 bf16: bool = False) -> None:
+                 bf16: bool = False, target_size: int | None = None, spelling: TargetSpelling | None = None) -> None:
         super().__init__(dictionary)
         self.backbone, self.logit_bias, self.frozen, self.bf16 = backbone, logit_bias, frozen, bf16
+        self.target_size = len(dictionary) if target_size is None else target_size  # the bias's width
+        self.spelling = spelling
         if frozen:
             for p in self.backbone.parameters():
                 p.requires_grad = False
@@ -60,8 +83,10 @@ class HFEncoder(FairseqEncoder):
                "encoder_states": [], "src_tokens": [], "src_lengths": []}
         if self.logit_bias:
             table = self.backbone.get_input_embeddings().weight  # (V_tok, C)
+            if self.spelling is not None:
+                table = self.spelling(table)  # (V_tok, C): the target pieces' rows
             sims = F.normalize(h[:, 0].float(), dim=-1) @ F.normalize(table.float(), dim=-1).T  # (B, V_tok)
-            out["cls_bias"] = [F.pad(sims, (0, len(self.dictionary) - table.shape[0]))]  # (B, V): tags get 0
+            out["cls_bias"] = [F.pad(sims, (0, self.target_size - table.shape[0]))]  # (B, V): tags get 0
         return out
 
     def reorder_encoder_out(self, encoder_out: EncoderOut, new_order: torch.Tensor) -> EncoderOut:
@@ -124,9 +149,12 @@ class HFEncoderTransformer(FairseqEncoderDecoderModel):
         args.encoder_embed_dim = args.decoder_embed_dim = args.decoder_output_dim = args.decoder_input_dim = width
         args.decoder_ffn_embed_dim = 4 * width  # the decoder's shape follows the encoder's width (not stated)
         args.decoder_attention_heads = max(1, width // 64)
-        encoder = HFEncoder(task.source_dictionary, backbone, args.cls_logit_bias, args.freeze_encoder,
-                            args.autocast_bf16)
-        tgt = task.target_dictionary
+        src, tgt = task.source_dictionary, task.target_dictionary
+        spelled = None
+        if args.cls_logit_bias and tgt.symbols != src.symbols:  # a target dictionary of its own
+            spelled = TargetSpelling(spelling(tgt.tokenizer, src.tokenizer))
+        encoder = HFEncoder(src, backbone, args.cls_logit_bias, args.freeze_encoder, args.autocast_bf16, len(tgt),
+                            spelled)
         embed = nn.Embedding(len(tgt), width, padding_idx=tgt.pad())
         nn.init.normal_(embed.weight, mean=0, std=width ** -0.5)
         nn.init.constant_(embed.weight[tgt.pad()], 0)

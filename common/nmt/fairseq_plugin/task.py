@@ -1,7 +1,8 @@
 """The ``translation_hf`` fairseq task: fairseq's translation task with dictionaries built from the Hugging Face
-tokenizer stored beside the binarized data (``<data>/hf_tokenizer``, written by :mod:`common.nmt.binarize`), the
-target-language tags of ``<data>/tags.json``, and right-padded sources (an HF encoder numbers positions from the
-left). No ``from __future__ import annotations`` here: fairseq reads the config dataclass's field types."""
+tokenizers stored beside the binarized data (``<data>/hf_tokenizer``, and ``<data>/hf_tokenizer_tgt`` for a target
+side with a dictionary of its own; written by :mod:`common.nmt.binarize`), the target-language tags of
+``<data>/tags.json``, and right-padded sources (an HF encoder numbers positions from the left). No ``from __future__
+import annotations`` here: fairseq reads the config dataclass's field types."""
 
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,7 @@ from transformers import AutoTokenizer
 
 from common.io import read_json
 from common.nmt.fairseq_plugin.dictionary import HFDictionary
+from common.nmt.target_vocab import tokenizer_dir
 
 
 @dataclass
@@ -23,7 +25,9 @@ class TranslationHFConfig(TranslationConfig):
 class TranslationHFTask(TranslationTask):
     @classmethod
     def load_dictionary(cls, filename: str) -> HFDictionary:
-        """``filename`` is ``<data>/dict.<side>.txt``; the dictionary comes from ``<data>/hf_tokenizer``."""
+        """``filename`` is ``<data>/dict.<side>.txt``; the dictionary comes from ``<data>/hf_tokenizer`` (the target
+        side: ``<data>/hf_tokenizer_tgt`` where the data has one)."""
         root = Path(filename).parent
         tags = read_json(root / "tags.json")["tags"]
-        return HFDictionary(AutoTokenizer.from_pretrained(root / "hf_tokenizer"), tags)
+        return HFDictionary(AutoTokenizer.from_pretrained(tokenizer_dir(root, Path(filename).name == "dict.tgt.txt")),
+                            tags)

@@ -53,7 +53,8 @@ rule nmt_data:
         spec=lambda wc: json.dumps({"finetune": NMT["settings"][wc.setting]["finetune"],
                                     "tests": nmtplan.test_sets(NMT, wc.setting),
                                     "max_length": NMT.get("max_length", 256),
-                                    "train_set": NMT["settings"][wc.setting].get("train_set")}),
+                                    "train_set": NMT["settings"][wc.setting].get("train_set"),
+                                    "target_vocab": NMT.get("target_vocab")}),
     resources:
         **job_resources(CFG, "corpus"),  # holds a setting's pairs in memory (WMT'14 En-Fr: tens of millions)
     log:

@@ -24,8 +24,9 @@ def encoder_dir(tmp_path_factory):
     return out / "model", tok
 
 
-def build_nmt_model(path, tok, **flags):
-    """The model as fairseq builds it: the command-line flags given, the architecture's defaults for the rest."""
+def build_nmt_model(path, tok, target_tok=None, **flags):
+    """The model as fairseq builds it: the command-line flags given, the architecture's defaults for the rest;
+    ``target_tok``: the target side's own tokenizer (else the encoder's)."""
     pytest.importorskip("fairseq")
     from common.nmt.fairseq_plugin.dictionary import HFDictionary
     from common.nmt.fairseq_plugin.model import HFEncoderTransformer, hf_architecture
@@ -34,5 +35,6 @@ def build_nmt_model(path, tok, **flags):
                                  "dropout": 0.0, "attention_dropout": 0.0, **flags})
     hf_architecture(args)
     d = HFDictionary(tok, ["de", "en"])
+    t = d if target_tok is None else HFDictionary(target_tok, ["de", "en"])
     torch.manual_seed(1)
-    return HFEncoderTransformer.build_model(args, SimpleNamespace(source_dictionary=d, target_dictionary=d))
+    return HFEncoderTransformer.build_model(args, SimpleNamespace(source_dictionary=d, target_dictionary=t))
