@@ -87,7 +87,7 @@ def nmt_results(ctx: ReportContext, nmt: dict[str, Any] | None,
     given), read once for the table's cells and its scoring note."""
     if not nmt:
         return {}
-    return {row: read_json(lbnmt.translation(nmt, row).path(str(ctx.results)))
+    return {row: describe.read_result(nmt, lbnmt.translation(nmt, row).path(str(ctx.results)))
             for row in nmt["settings"][lbnmt.SETTING]["systems"] if rows is None or row in rows}
 
 

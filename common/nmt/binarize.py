@@ -69,9 +69,10 @@ def binarize(tokenizer_dir: str | Path, out: str | Path, tags: Sequence[str],
     tok = AutoTokenizer.from_pretrained(tokenizer_dir)
     shutil.copytree(tokenizer_dir, out / "hf_tokenizer", dirs_exist_ok=True)
     tgt_tok = tok
+    shutil.rmtree(out / TARGET_TOKENIZER, ignore_errors=True)  # the task reads one where it finds one
     if target_tokenizer_dir is not None:
         tgt_tok = AutoTokenizer.from_pretrained(target_tokenizer_dir)
-        shutil.copytree(target_tokenizer_dir, out / TARGET_TOKENIZER, dirs_exist_ok=True)
+        shutil.copytree(target_tokenizer_dir, out / TARGET_TOKENIZER)
     (out / "tags.json").write_text(json.dumps({"tags": list(tags)}) + "\n")
     for side in ("src", "tgt"):
         (out / f"dict.{side}.txt").write_text("# the translation_hf task builds this dictionary from hf_tokenizer/\n")

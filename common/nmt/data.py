@@ -83,6 +83,11 @@ def build(manifest: dict[str, Any], tokenizer: Path, finetune: list[str], tests:
 
     target_tok = None
     if target_vocab:  # learned on every fine-tuning pair's training targets (each target language of the setting)
+        learned = {p.split("-")[1] for p in finetune}
+        unseen = sorted(p for p in pairs if p.split("-")[1] not in learned)
+        if unseen:
+            raise ValueError(f"test pairs {unseen} translate into a language the target dictionary is not learned on "
+                             f"(it learns on the fine-tuning pairs' targets: {sorted(learned)})")
         target_tok = train_target_tokenizer([part(p, "train")[3] for p in finetune], target_vocab,
                                             out / "target_tokenizer",
                                             special_ids(AutoTokenizer.from_pretrained(tokenizer)))

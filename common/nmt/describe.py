@@ -1,12 +1,27 @@
 """What an NMT setting's models were, in words, for the notes under the tables that report them (HICTL's NMT tables,
 the leaderboard's NMT column): the target dictionary, the updates each final model had and the random-init model's
-shape. Torch-free: the reports load without it."""
+shape; and :func:`read_result`, which refuses a BLEU file scored before the config gave the target side a dictionary
+of its own (the notes, written from the config, would misdescribe it). Torch-free: the reports load without it."""
 from __future__ import annotations
 
 from typing import Any
 
+from common.io import read_json
 from common.nmt import plan
 from common.nmt.settings import NMTSettings
+
+UNCASED = "the model's vocabulary is uncased"  # common/nmt/bleu.py's reason for a lower-cased score
+
+
+def read_result(nmt: dict[str, Any], path: str) -> dict[str, Any]:
+    """One translation's BLEU file (common/nmt/recipe.py), refused where it was scored lower-cased for an uncased
+    vocabulary while the config's target side has a dictionary of its own: it predates the config."""
+    result: dict[str, Any] = read_json(path)
+    if nmt.get("target_vocab") and result.get("case", "").endswith(UNCASED):
+        raise ValueError(f"{path}: scored in the encoder's uncased vocabulary, but the config gives the target side a "
+                         "dictionary of its own (nmt.target_vocab): the result predates the config; rerun its "
+                         "translation")
+    return result
 
 
 def target_dictionary(nmt: dict[str, Any]) -> str:

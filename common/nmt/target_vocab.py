@@ -2,7 +2,8 @@
 English WordPiece lower-cases and strips accents, so its German output can never match a cased reference).
 
 :func:`train_target_tokenizer` learns a byte-pair vocabulary (Sennrich et al. 2016, as fairseq's Transformer
-recipes use) on a setting's training targets, cased, Unicode NFC, with SentencePiece's word-boundary marker so that
+recipes use) on a setting's training targets, cased, Unicode NFC, every whitespace character read as a space (no
+piece holds one: fairseq writes pieces separated by whitespace), with SentencePiece's word-boundary marker so that
 decoding restores the spaces exactly; it is saved as a Hugging Face tokenizer folder, which the binarizer and the
 ``translation_hf`` task read like the encoder's. Its special pieces ``<pad>``, ``</s>`` (end of sentence),
 ``<unk>`` and ``<s>`` take the ids the encoder's tokenizer gives its own (:func:`special_ids`): fairseq's translation
@@ -49,6 +50,8 @@ def _renumber(tokenizer_json: dict[str, Any], ids: Mapping[str, int]) -> dict[st
         raise ValueError(f"the target vocabulary has {len(vocab)} pieces; the encoder's special ids {dict(ids)} need "
                          f"at least {max(ids.values()) + 1}")
     taken = set(ids.values())
+    if len(taken) != len(ids):
+        raise ValueError(f"two special pieces share an id: {dict(ids)}")
     free = (i for i in range(len(vocab)) if i not in taken)
     new = dict(ids)
     for piece in sorted(vocab, key=vocab.__getitem__):
@@ -64,13 +67,13 @@ def train_target_tokenizer(files: Sequence[str | Path], vocab_size: int, out: st
                            ids: Mapping[str, int] | None = None) -> Path:
     """Learn a ``vocab_size``-piece BPE vocabulary on ``files`` (one sentence a line) and save it to ``out``;
     ``ids``: special piece -> the id it takes (:func:`special_ids`; default their trained ids 0-3)."""
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     if not files:
         raise ValueError("a target vocabulary needs training text: no files given")
     tok = Tokenizer(models.BPE(unk_token="<unk>"))
-    tok.normalizer = normalizers.NFC()
+    tok.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Replace(Regex(r"\s"), " ")])
     tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement=WORD_START)
     tok.decoder = decoders.Metaspace(replacement=WORD_START)
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=list(SPECIALS), min_frequency=2,

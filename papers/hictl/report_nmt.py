@@ -45,8 +45,9 @@ def label(system: str, labels: dict[str, str]) -> str:
     return f"ours: {base}" + (", no logit bias" if system.endswith(plan.NOBIAS) else "")
 
 
-def load(results: Path, t: plan.Translation) -> dict:
-    return read_json(t.path(str(results)))  # a bad file: an error naming it (and the line, or the key)
+def load(ctx, t: plan.Translation) -> dict:
+    """A translation's BLEU file (a bad or outdated one: an error naming it)."""
+    return describe.read_result(ctx.cfg["nmt"], t.path(str(ctx.results)))
 
 
 def final_model(system: str, pair: str) -> str:
@@ -68,7 +69,7 @@ def system_rows(ctx, setting: str, labels: dict[str, str], paper_cols: list[str]
     extra = list(dict.fromkeys(column(t) for t in finals if column(t) not in paper_cols))
     rows = []
     for system in spec["systems"]:
-        cells = {column(t): load(ctx.results, t)["main_score"] for t in finals if t.system == system}
+        cells = {column(t): load(ctx, t)["main_score"] for t in finals if t.system == system}
         rows.append([label(system, labels), "ours", *[None] * n_paper, *[cells.get(c) for c in paper_cols],
                      *[cells.get(c) for c in extra]])
     return extra, rows
@@ -141,7 +142,7 @@ def decoding(r: dict) -> str:
 def table_tests(ctx, labels: dict[str, str]) -> Table:
     rows = []
     for t in plan.translations(ctx.cfg["nmt"]):
-        r = load(ctx.results, t)
+        r = load(ctx, t)
         tok = r.get("tokenized_bleu", {}).get("bleu")
         rows.append([t.setting, label(t.system, labels), t.model, arrow(t.pair), TEST_LABELS.get(t.test, t.test),
                      r["sacrebleu"]["bleu"], tok, r["n"], decoding(r)])
@@ -158,7 +159,7 @@ def scoring_note(ctx) -> str:
     by_sig: dict[str, set[str]] = {}
     cases: dict[str, set[str]] = {}
     for t in plan.translations(ctx.cfg["nmt"]):
-        r = load(ctx.results, t)
+        r = load(ctx, t)
         by_sig.setdefault(r["sacrebleu"]["signature"], set()).add(f"{arrow(t.pair)} {TEST_LABELS.get(t.test, t.test)}")
         if r.get("case", "cased") != "cased":
             cases.setdefault(r["case"], set()).add(TEST_LABELS.get(t.test, t.test))
@@ -203,7 +204,7 @@ def table6(ctx, labels: dict[str, str]) -> Table:
             if src not in langs:
                 langs.append(src)
             if t.test == plan.tests_of(spec, t.pair, t.system)[0]:
-                ours.setdefault((t.setting, t.system), {})[src] = load(ctx.results, t)["main_score"]
+                ours.setdefault((t.setting, t.system), {})[src] = load(ctx, t)["main_score"]
     rows = [[ft, name, "paper", *[vals.get(x) for x in langs]] for ft, block in ctx.reported["table6"].items()
             for name, vals in block.items()]
     for setting, spec in transfer.items():

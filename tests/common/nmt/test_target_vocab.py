@@ -40,6 +40,23 @@ def test_target_pieces_spell_cased_accented_text_back_exactly(target_tok):
         assert target_tok.unk_token_id not in ids
         assert target_tok.decode(ids) == text
     assert target_tok("Ein")["input_ids"] != target_tok("ein")["input_ids"]  # cased
+    # every whitespace character is a space: no piece holds one (fairseq writes pieces separated by whitespace)
+    ids = target_tok("Zwei\u00a0Hunde\tspielen", add_special_tokens=False)["input_ids"]
+    assert target_tok.decode(ids) == "Zwei Hunde spielen"
+    assert not any(ch.isspace() for piece in target_tok.get_vocab() for ch in piece)
+
+
+def test_generated_pieces_read_back_as_the_text(tmp_path, target_tok):
+    """fairseq-generate's hypothesis line (pieces and a language tag) back to text with the target dictionary."""
+    from common.nmt import bleu
+    from common.nmt.fairseq_plugin.dictionary import HFDictionary
+
+    text = "Ein Mädchen läuft über die Straße."
+    pieces = target_tok.convert_ids_to_tokens(target_tok(text, add_special_tokens=False)["input_ids"])
+    assert pieces[0].startswith("\u2581") and len(pieces) > 1
+    log = tmp_path / "gen.txt"
+    log.write_text(f"H-0\t-0.1\t<2de> {' '.join(pieces)}\n", encoding="utf-8")
+    assert bleu.read_generate(log, target_tok, HFDictionary(target_tok, ["de"]).indices, 1) == [text]
 
 
 def test_special_pieces_take_the_encoders_ids_and_the_rest_fill_the_gaps():
@@ -50,6 +67,8 @@ def test_special_pieces_take_the_encoders_ids_and_the_rest_fill_the_gaps():
     assert [a["id"] for a in out["added_tokens"]] == [0, 5, 4, 6]
     with pytest.raises(ValueError, match="has 7 pieces"):
         _renumber(trained, {"<pad>": 0, "</s>": 102})
+    with pytest.raises(ValueError, match="share an id"):
+        _renumber(trained, {"<pad>": 0, "</s>": 0})
 
 
 def test_each_piece_is_spelled_in_the_encoders_pieces(encoder_dir, target_tok):
@@ -59,7 +78,9 @@ def test_each_piece_is_spelled_in_the_encoders_pieces(encoder_dir, target_tok):
     assert spelled[:4] == [[], [], [], []]  # the special pieces
     i = target_tok.get_vocab()["\u2581Hunde"]
     assert spelled[i] == tok("Hunde", add_special_tokens=False)["input_ids"]  # the encoder's (lower-cased) pieces
-    assert spelled[i] and all(isinstance(x, int) for x in spelled[i])
+    assert spelled[i]
+    cont = next(p for p in target_tok.get_vocab() if not p.startswith("\u2581") and p not in SPECIALS and len(p) > 2)
+    assert spelled[target_tok.get_vocab()[cont]] == tok(cont, add_special_tokens=False)["input_ids"]  # its own word
 
 
 def test_target_spelling_is_the_mean_of_the_encoders_rows_in_value_and_gradient():
@@ -139,3 +160,20 @@ def test_a_setting_binarized_with_its_own_target_dictionary(tmp_path, encoder_di
     row = tgt[0].tolist()
     assert row[0] == tgt_dict.tags["en"] and row[-1] == tgt_dict.eos() == own.eos_token_id
     assert own.decode(row[1:-1]) == ENGLISH[0]
+    with pytest.raises(ValueError, match=r"test pairs \['de-fr'\] translate into a language"):
+        manifest["translation"]["de-fr"] = manifest["translation"]["de-en"]
+        build(manifest, tok_dir, ["de-en", "en-de"], {"de-fr": ["t"]}, tmp_path / "out2", target_vocab=300)
+
+
+def test_a_result_scored_before_the_target_dictionary_is_refused(tmp_path):
+    from common.io import write_json
+    from common.nmt.describe import read_result
+
+    old = tmp_path / "old.json"
+    write_json(old, {"case": "lower-cased: the model's vocabulary is uncased", "main_score": 3.0})
+    assert read_result({}, str(old))["main_score"] == 3.0  # the config without a dictionary of its own
+    with pytest.raises(ValueError, match="old.json: scored in the encoder's uncased vocabulary"):
+        read_result({"target_vocab": 8000}, str(old))
+    new = tmp_path / "new.json"
+    write_json(new, {"case": "cased", "main_score": 28.0})
+    assert read_result({"target_vocab": 8000}, str(new))["main_score"] == 28.0
