@@ -34,8 +34,9 @@ WORD_START = "\u2581"  # the word-boundary marker of the pieces (SentencePiece's
 
 
 def special_ids(source: PreTrainedTokenizerBase) -> dict[str, int]:
-    """The ids the target's special pieces take: those of the source's padding, end of sentence ([SEP] or </s>),
-    unknown and start ([CLS] or <s>; none for a tokenizer without one) as :class:`HFDictionary` reads them."""
+    """A tokenizer's padding, end of sentence ([SEP] or </s>), unknown and start ([CLS] or <s>; none for a tokenizer
+    without one) ids by the target dictionary's piece names: the roles :class:`HFDictionary` gives them, and the ids
+    a target dictionary's special pieces take (those of the source's)."""
     ids = {"<pad>": source.pad_token_id, "</s>": source.sep_token_id if source.sep_token_id is not None
            else source.eos_token_id, "<unk>": source.unk_token_id,
            "<s>": source.cls_token_id if source.cls_token_id is not None else source.bos_token_id}

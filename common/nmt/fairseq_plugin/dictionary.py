@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 from fairseq.data import Dictionary
 
+from common.nmt.target_vocab import special_ids
+
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
 
@@ -26,10 +28,9 @@ class HFDictionary(Dictionary):
         self.symbols = pieces + [f"<2{t}>" for t in tags]
         self.count = [1] * len(self.symbols)
         self.indices = {s: i for i, s in enumerate(self.symbols)}
-        self.pad_index, self.unk_index = tokenizer.pad_token_id, tokenizer.unk_token_id
-        self.eos_index = tokenizer.sep_token_id if tokenizer.sep_token_id is not None else tokenizer.eos_token_id
-        bos = tokenizer.cls_token_id if tokenizer.cls_token_id is not None else tokenizer.bos_token_id
-        self.bos_index = bos if bos is not None else self.pad_index  # T5-style tokenizers have no start token
+        ids = special_ids(tokenizer)  # one reading of the roles, shared with a target dictionary's renumbering
+        self.pad_index, self.unk_index, self.eos_index = ids["<pad>"], ids["<unk>"], ids["</s>"]
+        self.bos_index = ids.get("<s>", self.pad_index)  # T5-style tokenizers have no start token
         self.bos_word, self.pad_word, self.eos_word, self.unk_word = (
             self.symbols[self.bos_index], self.symbols[self.pad_index], self.symbols[self.eos_index],
             self.symbols[self.unk_index])
