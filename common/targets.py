@@ -23,9 +23,14 @@ from common.runs import MAIN_TARGET
 NMT_TARGET = "nmt"  # an experiment's NMT tables where its config's ``nmt.own_target`` makes them a target of their own
 
 
+def nmt_own_target(cfg: dict[str, Any]) -> bool:
+    """Whether the config's NMT tables are target ``papers/<p>/nmt`` of their own (``nmt.own_target``)."""
+    return bool((cfg.get("nmt") or {}).get("own_target"))
+
+
 def index_target(cfg: dict[str, Any], nmt_report: bool) -> str:
     """The target named in a report folder's index: ``nmt`` for the NMT report where it is a target of its own."""
-    return NMT_TARGET if nmt_report and (cfg.get("nmt") or {}).get("own_target") else MAIN_TARGET
+    return NMT_TARGET if nmt_report and nmt_own_target(cfg) else MAIN_TARGET
 
 
 def split_targets(cfg: dict[str, Any]) -> dict[str, list[str]]:
@@ -46,7 +51,7 @@ def extra_targets(cfg: dict[str, Any]) -> list[str]:
     """Every target of a scale besides the main one: the config's ``targets`` and, where ``nmt.own_target``, the NMT
     tables' (``papers/<p>/nmt``)."""
     split = split_targets(cfg)
-    if index_target(cfg, nmt_report=True) != NMT_TARGET:
+    if not nmt_own_target(cfg):
         return list(split)
     if NMT_TARGET in split:
         raise ValueError(f"targets: {NMT_TARGET!r} is the NMT tables' target where nmt.own_target is set")

@@ -2,10 +2,10 @@
 # NMT_REPORT_MODULE reads the BLEU JSONs of the NMT stage (nmt.smk's NMT_DONE) and needs none of the
 # pre-training evaluations, so the two reports can be regenerated apart (e.g. in two sessions at mini scale).
 
-from common.targets import NMT_TARGET
+from common.targets import NMT_TARGET, nmt_own_target
 
 NMT_REPORT_DIR = f"{P.figures}/nmt"
-NMT_OWN_TARGET = bool(CFG["nmt"].get("own_target"))  # a workflow target of their own (common/targets.py)
+NMT_OWN_TARGET = nmt_own_target(CFG)  # a workflow target of their own (common/targets.py)
 NMT_REPORT_FILES = report_files(NMT_REPORT_DIR, NMT_TABLES, NMT_FIGURES)  # report.smk, included before this file
 
 
