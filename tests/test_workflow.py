@@ -439,10 +439,27 @@ def test_hictl_mini_nmt_is_a_target_of_its_own(tmp_path):
     assert counts["hictl_report_nmt"] == 1 and counts["hictl_nmt_target"] == 1
     assert "hictl_report" not in counts and "hictl_evaluate" not in counts
     trained = {re.search(r"method=([\w-]+)", b).group(1) for b in job_blocks(proc.stdout, "hictl_train")}
-    assert trained == {"init", "hictl_hns"}  # the no-bias system fine-tunes the same encoder
+    # the no-bias system fine-tunes the same encoder; the random-init Transformer needs none
+    assert trained == {"hictl_hns"}
     main = job_counts(snakemake(tmp_path, "papers/hictl/all", "-n", "--config", "scale=mini",
                                 f"data_root={DATA_ROOT}").stdout, "hictl")
     assert not [job for job in main if "nmt" in job] and main["hictl_report"] == 1
+
+
+def test_leaderboard_mini_nmt_column_is_a_target_of_its_own(tmp_path):
+    """At mini the NMT column (nmt.own_target) is target leaderboard/nmt: it trains the encoders its systems
+    fine-tune (the four papers' methods, and the initial encoder's save), runs their NMT jobs and its report, and
+    rewrites the table's column; leaderboard/all runs no NMT job, so each fits the 4-hour budget alone."""
+    proc = snakemake(tmp_path, "leaderboard/nmt", "-n", "--config", "scale=mini", f"data_root={DATA_ROOT}")
+    counts = job_counts(proc.stdout, "leaderboard")
+    assert counts["leaderboard_report_nmt"] == 1 and counts["leaderboard_nmt_target"] == 1
+    assert counts["leaderboard_nmt_stage1"] == counts["leaderboard_nmt_stage2"] == 5
+    assert counts["leaderboard_nmt_random"] == 1 and "leaderboard_evaluate" not in counts
+    trained = {re.search(r"method=([\w-]+)", b).group(1) for b in job_blocks(proc.stdout, "leaderboard_train")}
+    assert trained == {"init", "dap", "moco", "hictl", "vmsst"}
+    main = job_counts(snakemake(tmp_path, "leaderboard/all", "-n", "--config", "scale=mini",
+                                f"data_root={DATA_ROOT}").stdout, "leaderboard")
+    assert not [job for job in main if "nmt" in job] and main["leaderboard_report"] == 1
 
 
 def test_leaderboard_dry_runs(tmp_path):

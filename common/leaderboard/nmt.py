@@ -21,6 +21,9 @@ from common.nmt import plan as plan
 
 SETTING = "leaderboard"
 NMT_TASK = "nmt"  # the column's name in a tasks restriction (``--config leaderboard_tasks=[...]``, ``--tasks``)
+# where the column is a workflow target of its own (``nmt.own_target``): its report's folder beside the table, and
+# the table there that the leaderboard's NMT column is read from (common/leaderboard/report_nmt.py)
+REPORT_DIR, REPORT_TABLE = "nmt", "leaderboard_nmt"
 
 
 def restrict_nmt(cfg: dict[str, Any]) -> None:

@@ -25,7 +25,6 @@ differs from its paper's).
 from __future__ import annotations
 
 import argparse
-import csv
 import importlib
 from dataclasses import asdict
 from pathlib import Path
@@ -40,6 +39,19 @@ from common.eval.tasks import get_task
 from common.io import read_json
 from common.leaderboard import nmt as lbnmt
 from common.leaderboard import outside as lbout
+from common.leaderboard.committed import (
+    DEPARTURES,
+    NOT_RUN,
+    OUTSIDE_NOTE,
+    READOUT_NOTE,
+    ROW_ALONE,
+    TRAINED_ROWS,
+    Cell,
+    Scores,
+    committed_table,
+    kept_notes,
+    label,
+)
 from common.leaderboard.methods import METHODS, method, registry
 from common.nmt import describe
 from common.nmt import plan as nmtplan
@@ -49,6 +61,7 @@ from common.report.context import ReportContext
 from common.report.figures import plt, save
 from common.report.specs import TableSpec
 from common.report.tables import Table, leakage_note
+from common.targets import NMT_TARGET, nmt_own_target
 
 
 def cell(task: str, seeds: list[dict[str, Any]]) -> Difference:
@@ -67,9 +80,6 @@ def cell(task: str, seeds: list[dict[str, Any]]) -> Difference:
 # the seeds a claim on runs under 10 minutes needs (common/report/claims.py; MoCo-BERT's mini claims have them);
 # the leaderboard has fewer for its budget, so it states no verdict and its notes say why
 CLAIM_MIN_SEEDS = 5
-Cell = tuple[Difference, list[float]] | None  # (mean with interval, main score of every seed); None: not applicable
-NOT_RUN = "–"  # a method the NMT column does not fine-tune at this scale, or the NMT-only row on a task
-Scores = dict[str, dict[str, Cell | str]]  # row -> column -> cell, or NOT_RUN (:func:`scores`)
 
 
 def nmt_column(nmt: dict[str, Any]) -> str:
@@ -95,8 +105,8 @@ def scores(ctx: ReportContext, nmt: dict[str, Any] | None, runs: dict[str, dict[
     """row (method, or the NMT column's random-init model) -> column -> cell; ``NOT_RUN`` where a row has no run.
     ``runs``: the NMT result files (:func:`nmt_results`)."""
     out: Scores = {}
-    init = ctx.store.registry.inits()[0]
     for m in ctx.cfg["methods"]:
+        init = ctx.store.registry.inits()[0]
         out[m] = {}
         for t in ctx.cfg["tasks"]:
             if not get_task(t).applies_to(method(m).embedder):
@@ -165,17 +175,9 @@ def paper_rows(ctx: ReportContext, rows: list[str]) -> dict[str, PaperRow]:
     return out
 
 
-OUTSIDE_PREFIX, OUTSIDE_SUFFIX = "outside model: ", " (untrained)"
-READOUT_NOTE = "Readout check"
 # common.eval.readout.READOUTS, in the note's order (that module imports torch, which loading the workflow must not;
 # its results files list them sorted)
 READOUTS = ("saved", "pooled", "centred")
-
-
-def label(row: str) -> str:
-    if row == nmtplan.RANDOM:
-        return "random-init Transformer (NMT only)"
-    return METHODS[row].label if row in METHODS else f"{OUTSIDE_PREFIX}{row}{OUTSIDE_SUFFIX}"
 
 
 def readout_notes(ctx: ReportContext, methods: list[str]) -> list[str]:
@@ -247,55 +249,70 @@ def export_outside(ctx: ReportContext, records: dict[str, dict[str, dict[str, An
     return written
 
 
-def committed_table(folder: Path, cols: list[str], outside: bool = False) -> tuple[Scores, list[str]]:
-    """The rows of a leaderboard table as it stands (``leaderboard.csv``; outside rows only where ``outside``) and
-    its notes (``leaderboard.md``): what ``--trained-from`` keeps (:func:`kept_notes` picks among the notes)."""
-    by_label = {label(m): m for m in [*METHODS, nmtplan.RANDOM]}
-    values: Scores = {}
-    path = folder / "leaderboard.csv"
-    with open(path, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in cols if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ValueError(f"{path}, line 1: no column {', '.join(missing)}: the table was written for other tasks; "
-                             "`snakemake leaderboard/all` writes it afresh")
-        for line, row in enumerate(reader, 2):
-            name = row["method"]
-            if name.startswith("paper:") or name.startswith(OUTSIDE_PREFIX) and not outside:
-                continue
-            if name.startswith(OUTSIDE_PREFIX):
-                key = name.removeprefix(OUTSIDE_PREFIX).removesuffix(OUTSIDE_SUFFIX)
-            elif name in by_label:
-                key = by_label[name]
-            else:
-                raise ValueError(f"{path}, line {line}: row {name!r} is no registered method")
-            values[key] = {c: parse_cell(row[c], row[f"{c} 95% CI"], row[f"{c} per seed"]) for c in cols}
-    notes = [line[2:] for line in (folder / "leaderboard.md").read_text(encoding="utf-8").splitlines()
-             if line.startswith("- ")]
-    return values, notes
+def rendered(value: Cell | str) -> list[str | float | None]:
+    """A cell's three CSV fields: the mean, "[lo, hi]" and the per-seed values; "n/a" or NOT_RUN in all three."""
+    if value is None or isinstance(value, str):  # not applicable, or NOT_RUN
+        return ["n/a" if value is None else NOT_RUN] * 3
+    d, per_seed = value
+    return [d.mean, f"[{d.lo:.1f}, {d.hi:.1f}]", " / ".join(f"{x:.1f}" for x in per_seed)]
 
 
-# the notes that say where rows came from, or describe one row (a method's readout check): kept from a committed
-# table unless the rows they name are regenerated
-TRAINED_ROWS, ROW_ALONE, OUTSIDE_NOTE, DEPARTURES = ("Trained rows:", "Row regenerated alone:", "Outside models:",
-                                                     "Departures from the papers:")
+def nmt_notes(nmt: dict[str, Any], rows: list[str], runs: dict[str, dict[str, Any]]) -> list[str]:
+    """How the NMT column was made: the recipe, its updates and target side, the scoring of ``runs`` (the rows'
+    result files), which of ``rows`` share another's run, and the decoding cap."""
+    t = lbnmt.column(nmt)
+    flavour = "tokenized, multi-bleu" if nmtplan.tokenized(nmt, t) else "sacreBLEU"
+    notes = [f"{nmt_column(nmt)}: BLEU ({flavour}) on "
+             f"{t.test} {t.pair} after HICTL's two-stage fine-tuning (section 3.2 / 4.2: stage 1 encoder "
+             f"frozen, stage 2 all parameters) of each method's seed-{nmt['encoder_seed']} encoder; one NMT "
+             "run per method, its interval over the test sentences only. "
+             + describe.updates(nmt, lbnmt.SETTING) + " " + describe.target_dictionary(nmt)
+             + f" {NOT_RUN}: no NMT run for the method at this scale (the config's systems). " + scoring(runs)]
+    shared = [label(m) for m in rows if m in METHODS and not METHODS[m].nmt]
+    if shared:
+        notes.append(f"{', '.join(shared)}: no NMT run of its own; its backbone is the initial encoder unchanged, "
+                     "whose run is the first row's.")
+    if (cap := nmtplan.max_len(nmt)) != nmtplan.FAIRSEQ_MAX_LEN:
+        notes.append(f"Decoding: outputs capped at {cap[0]:g} x source length + {cap[1]:g} tokens (nmt.max_len; "
+                     "fairseq's default is 200 tokens).")
+    return notes
 
 
-def kept_notes(notes: list[str], rows: list[str]) -> list[str]:
-    """The committed notes a report with fresh ``rows`` keeps: the outside rows' and the trained rows' provenance,
-    and each other row's own notes (its readout check, its being regenerated alone); the rest it writes afresh."""
-    own = tuple(f"{prefix}{label(m)}" for m in rows for prefix in (f"{READOUT_NOTE}, ", f"{ROW_ALONE} "))
-    return [n for n in notes if n.startswith((OUTSIDE_NOTE, TRAINED_ROWS, ROW_ALONE, f"{READOUT_NOTE}, "))
-            and not n.startswith(own)]
+def nmt_report(ctx: ReportContext) -> Path:
+    """The NMT report's folder where the NMT column is a target of its own (``nmt/`` beside the table)."""
+    return Path(ctx.cfg["out"]) / lbnmt.REPORT_DIR
 
 
-def parse_cell(mean: str, ci: str, per_seed: str) -> Cell | str:
-    """A cell as the CSV prints it: "n/a", NOT_RUN, or the mean, "[lo, hi]" and "a / b"."""
-    if mean in ("n/a", NOT_RUN):
-        return None if mean == "n/a" else NOT_RUN
-    lo, hi = (float(x) for x in ci.strip("[]").split(","))
-    seeds = [float(x) for x in per_seed.split(" / ")]
-    return Difference(float(mean), lo, hi, len(seeds), 1000), seeds
+def with_reported_nmt(ctx: ReportContext, nmt: dict[str, Any], values: Scores) -> Scores:
+    """Where the NMT column is a target of its own (``nmt.own_target``): every row's NMT cell, the random-init row's
+    included, from the NMT report's table (:mod:`common.leaderboard.report_nmt`); NOT_RUN for a row it lacks, and
+    for every row before that target has run."""
+    col, folder = nmt_column(nmt), nmt_report(ctx)
+    kept: Scores = {}
+    if (folder / f"{lbnmt.REPORT_TABLE}.csv").exists():
+        kept, _ = committed_table(folder, [col], name=lbnmt.REPORT_TABLE)
+    out = {row: {**cells, col: kept.get(row, {}).get(col, NOT_RUN)} for row, cells in values.items()
+           if row != nmtplan.RANDOM}
+    if nmtplan.RANDOM in kept:
+        out[nmtplan.RANDOM] = {**{t: NOT_RUN for t in ctx.cfg["tasks"]}, col: kept[nmtplan.RANDOM][col]}
+    return in_config_order(out, ctx.cfg.get("all_methods", ctx.cfg["methods"]))
+
+
+def reported_nmt_note(ctx: ReportContext, nmt: dict[str, Any]) -> str:
+    """The NMT column's note where it is a target of its own: where its cells come from and how to make them."""
+    command = f"`snakemake leaderboard/{NMT_TARGET} --cores 2 --config scale={ctx.scale}`"
+    if not (nmt_report(ctx) / f"{lbnmt.REPORT_TABLE}.csv").exists():
+        return f"{nmt_column(nmt)}: not run yet; at this scale it is a workflow target of its own ({command})."
+    return (f"{nmt_column(nmt)}: BLEU after HICTL's two-stage NMT fine-tuning of each method's "
+            f"seed-{nmt['encoder_seed']} encoder, from the table beside this one ({lbnmt.REPORT_DIR}/"
+            f"{lbnmt.REPORT_TABLE}.md), whose notes say how each model was trained and scored; at this scale it is a "
+            f"workflow target of its own ({command}).")
+
+
+def is_nmt_note(note: str, nmt: dict[str, Any]) -> bool:
+    """Whether a note of a committed table is one of the NMT column's (:func:`nmt_notes`, :func:`reported_nmt_note`)."""
+    return note.startswith((f"{nmt_column(nmt)}: ", "Decoding: outputs capped")) or note.endswith(
+        "no NMT run of its own; its backbone is the initial encoder unchanged, whose run is the first row's.")
 
 
 def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None, runs: dict[str, dict[str, Any]]) -> Table:
@@ -303,15 +320,7 @@ def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None, runs: 
     papers = paper_rows(ctx, list(values))
     rows: list[list[str | float | None]] = []
     for m, per_col in values.items():
-        cells: list[str | float | None] = []
-        for c in cols:
-            value = per_col[c]
-            if value is None or isinstance(value, str):  # not applicable, or NOT_RUN
-                cells += ["n/a" if value is None else NOT_RUN] * 3
-                continue
-            d, per_seed = value
-            cells += [d.mean, f"[{d.lo:.1f}, {d.hi:.1f}]", " / ".join(f"{x:.1f}" for x in per_seed)]
-        rows.append([label(m), *cells])
+        rows.append([label(m), *(x for c in cols for x in rendered(per_col[c]))])
         if m in papers:
             source, name, _, numbers = papers[m]
             rows.append([f"paper: {name} ({source})", *[x for c in cols for x in (numbers.get(c), None, None)]])
@@ -338,21 +347,7 @@ def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None, runs: 
         notes.append("n/a: the task needs one shared encoder to fine-tune; the method's model has language-specific "
                      "encoders.")
     if nmt:
-        t = lbnmt.column(nmt)
-        flavour = "tokenized, multi-bleu" if nmtplan.tokenized(nmt, t) else "sacreBLEU"
-        notes.append(f"{nmt_column(nmt)}: BLEU ({flavour}) on "
-                     f"{t.test} {t.pair} after HICTL's two-stage fine-tuning (section 3.2 / 4.2: stage 1 encoder "
-                     f"frozen, stage 2 all parameters) of each method's seed-{nmt['encoder_seed']} encoder; one NMT "
-                     "run per method, its interval over the test sentences only. "
-                     + describe.updates(nmt, lbnmt.SETTING) + " " + describe.target_dictionary(nmt)
-                     + f" {NOT_RUN}: no NMT run for the method at this scale (the config's systems). " + scoring(runs))
-        shared = [label(m) for m in values if m in METHODS and not METHODS[m].nmt]
-        if shared:
-            notes.append(f"{', '.join(shared)}: no NMT run of its own; its backbone is the initial encoder unchanged, "
-                         "whose run is the first row's.")
-        if (cap := nmtplan.max_len(nmt)) != nmtplan.FAIRSEQ_MAX_LEN:
-            notes.append(f"Decoding: outputs capped at {cap[0]:g} x source length + {cap[1]:g} tokens (nmt.max_len; "
-                         "fairseq's default is 200 tokens).")
+        notes += [reported_nmt_note(ctx, nmt)] if nmt_own_target(ctx.cfg) else nmt_notes(nmt, list(values), runs)
     header = ["method"] + [c for t in cols for c in (t, f"{t} 95% CI", f"{t} per seed")]
     return Table("leaderboard", f"Cross-paper leaderboard, scale '{ctx.scale}' (main score, mean over seeds)", header,
                  rows, notes)
@@ -392,26 +387,29 @@ def in_config_order(values: Scores, order: list[str]) -> Scores:
 def build(ctx: ReportContext) -> tuple[list[Table | TableSpec], dict[str, Figure]]:
     """Three modes: the whole table from the run folder; ``trained_from`` (``leaderboard/models``): the committed
     table's trained rows and notes, the outside rows fresh; with ``rows`` too (``leaderboard/rows``): those methods'
-    rows and notes fresh, every other row and its notes kept."""
-    trained_from, rows = ctx.cfg.get("trained_from"), ctx.cfg.get("rows") or []
+    rows and notes fresh, every other row and its notes kept (no rows: ``leaderboard/nmt``, every row kept). Where
+    the NMT column is a target of its own, every mode takes it from the NMT report (:func:`with_reported_nmt`)."""
+    trained_from, rows = ctx.cfg.get("trained_from"), ctx.cfg.get("rows")
     order = ctx.cfg.get("all_methods", ctx.cfg["methods"])
     # --rows: the whole table's NMT column (the rows' systems have runs, the others' cells are kept)
-    nmt = lbnmt.nmt_config({**ctx.cfg, "methods": order} if rows else ctx.cfg)
+    nmt = lbnmt.nmt_config({**ctx.cfg, "methods": order} if rows is not None else ctx.cfg)
+    own = bool(nmt) and nmt_own_target(ctx.cfg)  # the NMT runs are another target's: no result file is read here
     records = outside_records(ctx)
     items = ctx.cfg.get("departures", [])
     departures = [f"{DEPARTURES} " + " ".join(f"({i}) {' '.join(d.split())}" for i, d in enumerate(items, 1))
                   ] if items else []
-    if rows and trained_from:
-        runs = nmt_results(ctx, nmt, rows)
+    if rows is not None and trained_from:
+        runs = {} if own else nmt_results(ctx, nmt, rows)
         kept, committed = committed_table(Path(trained_from), columns(ctx, nmt), outside=True)
         values = in_config_order({**kept, **scores(ctx, nmt, runs)}, order)
+        values = with_reported_nmt(ctx, nmt, values) if own and nmt else values
         t = table(ctx, values, nmt, runs)
-        if nmt and not runs:  # no regenerated row has an NMT run: the column's note as the table had it
+        if nmt and not runs and not own:  # no regenerated row has an NMT run: the column's note as the table had it
             col = f"{nmt_column(nmt)}: "
             t.notes = [next((c for c in committed if c.startswith(col)), n) if n.startswith(col) else n
                        for n in t.notes]
         keep = kept_notes(committed, rows)
-        command = ctx.cfg["report_command"]
+        command = ctx.cfg.get("report_command")
         t.notes += [*departures, *(n for n in keep if n.startswith(f"{READOUT_NOTE}, ")),
                     *readout_notes(ctx, rows), *(n for n in keep if n.startswith(ROW_ALONE)),
                     *(f"{ROW_ALONE} {label(m)} (`{command}`); every other row as the table had it." for m in rows),
@@ -420,15 +418,21 @@ def build(ctx: ReportContext) -> tuple[list[Table | TableSpec], dict[str, Figure
         runs = {}
         values, committed = committed_table(Path(trained_from), columns(ctx, nmt))
         values = {**in_config_order(values, order), **outside_scores(ctx, nmt, records)}
+        values = with_reported_nmt(ctx, nmt, values) if own and nmt else values
         t = table(ctx, values, nmt, runs)
+        if own and nmt:  # the column's notes are the NMT report's now
+            committed = [n for n in committed if not is_nmt_note(n, nmt)]
+            committed.insert(next((i for i, n in enumerate(committed) if n.startswith(DEPARTURES)), len(committed)),
+                             reported_nmt_note(ctx, nmt))
         t.notes = [*(n for n in committed if not n.startswith((TRAINED_ROWS, OUTSIDE_NOTE, DEPARTURES))),
                    *departures,
                    f"{TRAINED_ROWS} as this folder's table had them (`snakemake leaderboard/all`, and `snakemake "
                    "leaderboard/rows` for the rows the notes name) before the outside rows were added (`snakemake "
                    "leaderboard/models`).", *([outside_note(ctx, records)] if records else [])]
     else:
-        runs = nmt_results(ctx, nmt)
+        runs = {} if own else nmt_results(ctx, nmt)
         values = {**scores(ctx, nmt, runs), **outside_scores(ctx, nmt, records)}
+        values = with_reported_nmt(ctx, nmt, values) if own and nmt else values
         t = table(ctx, values, nmt, runs)
         t.notes += [*departures, *readout_notes(ctx, ctx.cfg["methods"])]
         if records:
@@ -448,6 +452,9 @@ def options(p: argparse.ArgumentParser) -> None:
                    help="a folder whose leaderboard table gives the trained rows (its leaderboard.csv and .md)")
     p.add_argument("--rows", action="store_true",
                    help="with --trained-from: the methods' rows from this run, every other row from that table")
+    p.add_argument("--nmt-column", action="store_true",
+                   help="with --trained-from: every row from that table, the NMT column from the NMT report beside "
+                        "it (leaderboard/nmt, where the config's nmt.own_target makes the column a target of its own)")
 
 
 def adjust(cfg: dict[str, Any], a: argparse.Namespace) -> None:
@@ -464,6 +471,12 @@ def adjust(cfg: dict[str, Any], a: argparse.Namespace) -> None:
         cfg["seeds"] = [int(s) for s in a.seeds.split(",")]
     cfg["outside"] = lbout.outside_models(cfg, a.models.split(",") if a.models else [])
     cfg["trained_from"] = a.trained_from
+    cfg["out"] = a.out  # where the NMT report is, beside the table (with_reported_nmt)
+    if a.nmt_column:
+        if not a.trained_from or a.rows or a.models or not (cfg.get("nmt") and nmt_own_target(cfg)):
+            raise SystemExit("--nmt-column needs --trained-from (the table to keep), no --rows or --models, and a "
+                             "config whose NMT column is a target of its own (nmt.own_target)")
+        cfg["rows"], cfg["methods"] = [], []  # no row is regenerated: each keeps its cells, the NMT column is replaced
     if a.rows:
         if not a.trained_from or not a.methods or a.models:
             raise SystemExit("--rows needs --trained-from (the table to keep) and --methods (the rows to regenerate), "

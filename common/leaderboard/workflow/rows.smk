@@ -7,8 +7,8 @@ from pathlib import Path
 from common.nmt import plan as nmtplan
 
 # the systems' translations but the random-init row's, which the committed table keeps ({root}/nmt/{setting}/
-# {system}/bleu/{model}/done.json)
-ROWS_NMT = [f for f in (NMT_DONE if NMT_CFG else []) if Path(f).parts[-4] != nmtplan.RANDOM]
+# {system}/bleu/{model}/done.json); none where the NMT column is a target of its own (leaderboard/nmt)
+ROWS_NMT = [f for f in (NMT_DONE if NMT_CFG and not NMT_OWN_TARGET else []) if Path(f).parts[-4] != nmtplan.RANDOM]
 
 
 def rows_evals(wc):

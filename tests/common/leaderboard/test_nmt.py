@@ -54,11 +54,12 @@ def test_one_setting_with_one_pair():
 def test_smoke_and_mini_have_the_column_paper_not_yet():
     nmt = nmt_config(load_leaderboard_config("smoke"))
     assert column(nmt).pair == "qaa-en" and "tr" in nmt["settings"]["leaderboard"]["systems"]
-    # mini: every method, the initial encoder and a random-init Transformer on Multi30k De->En
+    # mini: the initial encoder, the four papers' methods and a random-init Transformer on Multi30k De->En, a
+    # workflow target of its own (its 1,000-update recipe)
     mini = nmt_config(load_leaderboard_config("mini"))
     assert column(mini).pair == "de-en" and column(mini).test == "multi30k_test_2016_flickr"
-    assert mini["settings"]["leaderboard"]["systems"] == ["init", "tr", "tr_tlm", "dap", "moco", "lm_only", "hictl",
-                                                          "vmsst", "random"]
+    assert mini["settings"]["leaderboard"]["systems"] == ["init", "dap", "moco", "hictl", "vmsst", "random"]
+    assert mini["own_target"] and mini["target_vocab"] == 8000
     assert mini["encoder_side"] == {"moco": "xx"}  # MoCo-BERT's pair reads German with its xx side
     # DAP's OPUS corpus, which paper scale trains on, has no translation rule
     assert nmt_config(load_leaderboard_config("paper")) is None
