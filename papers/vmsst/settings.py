@@ -4,9 +4,12 @@ no torch)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 OBJECTIVES = ("vmsst", "bitranslation", "contrastive", "vmsst_contrastive")
-HEAD_INITS = ("default", "identity")
+# how the mean heads start: nn.Linear's default, or the identity (step 0 embeds as the pooled backbone)
+HeadInit = Literal["default", "identity"]
+HEAD_INITS: tuple[str, ...] = get_args(HeadInit)
 
 
 @dataclass
@@ -25,4 +28,4 @@ class Settings:
     compile_loss: bool = False  # the decoder's vocabulary projection + loss through torch.compile (speed only)
     loss_chunk_tokens: int = 0  # > 0: the decoder loss in chunks of this many tokens (0: the fused loss's default)
     vocab_loss: str = "fused"  # the decoder's vocabulary loss: fused linear + cross-entropy, or "plain" logits
-    head_init: str = "default"  # the mean heads: "default" (nn.Linear's) or "identity" (step 0: the pooled backbone)
+    head_init: HeadInit = "default"  # the mean heads (HeadInit)
