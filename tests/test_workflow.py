@@ -459,12 +459,17 @@ def test_leaderboard_mini_nmt_column_is_a_target_of_its_own(tmp_path):
     counts = job_counts(proc.stdout, "leaderboard")
     assert counts["leaderboard_report_nmt"] == 1 and counts["leaderboard_nmt_target"] == 1
     assert counts["leaderboard_nmt_stage1"] == counts["leaderboard_nmt_stage2"] == 5
-    assert counts["leaderboard_nmt_random"] == 1 and "leaderboard_evaluate" not in counts
+    assert counts["leaderboard_nmt_random"] == 1
+    assert not {"leaderboard_evaluate", "leaderboard_readout", "leaderboard_report"} & set(counts)
     trained = {re.search(r"method=([\w-]+)", b).group(1) for b in job_blocks(proc.stdout, "leaderboard_train")}
     assert trained == {"init", "dap", "moco", "hictl", "vmsst"}
     main = job_counts(snakemake(tmp_path, "leaderboard/all", "-n", "--config", "scale=mini",
                                 f"data_root={DATA_ROOT}").stdout, "leaderboard")
     assert not [job for job in main if "nmt" in job] and main["leaderboard_report"] == 1
+    # the column of the whole table: a restriction is refused before anything runs
+    refused = snakemake(tmp_path, "leaderboard/nmt", "-n", "--config", "scale=mini", f"data_root={DATA_ROOT}",
+                        "leaderboard_methods=[dap]", check=False)
+    assert refused.returncode and "no restriction of leaderboard_methods" in refused.stdout + refused.stderr
 
 
 def test_leaderboard_dry_runs(tmp_path):

@@ -315,6 +315,14 @@ def is_nmt_note(note: str, nmt: dict[str, Any]) -> bool:
         "no NMT run of its own; its backbone is the initial encoder unchanged, whose run is the first row's.")
 
 
+def committed_nmt_notes(notes: list[str], column_notes: list[str], nmt: dict[str, Any]) -> list[str]:
+    """``notes`` with the NMT column's notes in them replaced by those of ``column_notes`` (where the first of them
+    stood, or at the end)."""
+    at = next((i for i, n in enumerate(notes) if is_nmt_note(n, nmt)), len(notes))
+    rest = [n for n in notes if not is_nmt_note(n, nmt)]
+    return [*rest[:at], *(n for n in column_notes if is_nmt_note(n, nmt)), *rest[at:]]
+
+
 def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None, runs: dict[str, dict[str, Any]]) -> Table:
     cols = columns(ctx, nmt)
     papers = paper_rows(ctx, list(values))
@@ -388,12 +396,14 @@ def build(ctx: ReportContext) -> tuple[list[Table | TableSpec], dict[str, Figure
     """Three modes: the whole table from the run folder; ``trained_from`` (``leaderboard/models``): the committed
     table's trained rows and notes, the outside rows fresh; with ``rows`` too (``leaderboard/rows``): those methods'
     rows and notes fresh, every other row and its notes kept (no rows: ``leaderboard/nmt``, every row kept). Where
-    the NMT column is a target of its own, every mode takes it from the NMT report (:func:`with_reported_nmt`)."""
+    the NMT column is a target of its own, the whole table takes it from the NMT report (:func:`with_reported_nmt`),
+    and so do the other modes once that report exists; before, they keep the column as the committed table has it."""
     trained_from, rows = ctx.cfg.get("trained_from"), ctx.cfg.get("rows")
     order = ctx.cfg.get("all_methods", ctx.cfg["methods"])
     # --rows: the whole table's NMT column (the rows' systems have runs, the others' cells are kept)
     nmt = lbnmt.nmt_config({**ctx.cfg, "methods": order} if rows is not None else ctx.cfg)
     own = bool(nmt) and nmt_own_target(ctx.cfg)  # the NMT runs are another target's: no result file is read here
+    reported = own and (nmt_report(ctx) / f"{lbnmt.REPORT_TABLE}.csv").exists()
     records = outside_records(ctx)
     items = ctx.cfg.get("departures", [])
     departures = [f"{DEPARTURES} " + " ".join(f"({i}) {' '.join(d.split())}" for i, d in enumerate(items, 1))
@@ -402,12 +412,10 @@ def build(ctx: ReportContext) -> tuple[list[Table | TableSpec], dict[str, Figure
         runs = {} if own else nmt_results(ctx, nmt, rows)
         kept, committed = committed_table(Path(trained_from), columns(ctx, nmt), outside=True)
         values = in_config_order({**kept, **scores(ctx, nmt, runs)}, order)
-        values = with_reported_nmt(ctx, nmt, values) if own and nmt else values
+        values = with_reported_nmt(ctx, nmt, values) if reported and nmt else values
         t = table(ctx, values, nmt, runs)
-        if nmt and not runs and not own:  # no regenerated row has an NMT run: the column's note as the table had it
-            col = f"{nmt_column(nmt)}: "
-            t.notes = [next((c for c in committed if c.startswith(col)), n) if n.startswith(col) else n
-                       for n in t.notes]
+        if nmt and not runs and not reported:  # no NMT run read here: the column's notes as the table had them
+            t.notes = committed_nmt_notes(t.notes, committed, nmt)
         keep = kept_notes(committed, rows)
         command = ctx.cfg.get("report_command")
         t.notes += [*departures, *(n for n in keep if n.startswith(f"{READOUT_NOTE}, ")),
@@ -418,12 +426,10 @@ def build(ctx: ReportContext) -> tuple[list[Table | TableSpec], dict[str, Figure
         runs = {}
         values, committed = committed_table(Path(trained_from), columns(ctx, nmt))
         values = {**in_config_order(values, order), **outside_scores(ctx, nmt, records)}
-        values = with_reported_nmt(ctx, nmt, values) if own and nmt else values
+        values = with_reported_nmt(ctx, nmt, values) if reported and nmt else values
         t = table(ctx, values, nmt, runs)
-        if own and nmt:  # the column's notes are the NMT report's now
-            committed = [n for n in committed if not is_nmt_note(n, nmt)]
-            committed.insert(next((i for i, n in enumerate(committed) if n.startswith(DEPARTURES)), len(committed)),
-                             reported_nmt_note(ctx, nmt))
+        if reported and nmt:  # the column's notes are the NMT report's now
+            committed = committed_nmt_notes(committed, [reported_nmt_note(ctx, nmt)], nmt)
         t.notes = [*(n for n in committed if not n.startswith((TRAINED_ROWS, OUTSIDE_NOTE, DEPARTURES))),
                    *departures,
                    f"{TRAINED_ROWS} as this folder's table had them (`snakemake leaderboard/all`, and `snakemake "
@@ -476,7 +482,11 @@ def adjust(cfg: dict[str, Any], a: argparse.Namespace) -> None:
         if not a.trained_from or a.rows or a.models or not (cfg.get("nmt") and nmt_own_target(cfg)):
             raise SystemExit("--nmt-column needs --trained-from (the table to keep), no --rows or --models, and a "
                              "config whose NMT column is a target of its own (nmt.own_target)")
+        if cfg["methods"] != cfg["all_methods"] or {"tasks": cfg["tasks"], "seeds": cfg["seeds"]} != shared:
+            raise SystemExit("--nmt-column rewrites one column of the whole table: the table's methods, tasks and "
+                             f"seeds ({cfg['all_methods']}, {shared}), not a restriction")
         cfg["rows"], cfg["methods"] = [], []  # no row is regenerated: each keeps its cells, the NMT column is replaced
+        cfg["report_command"] = f"snakemake leaderboard/{NMT_TARGET} --cores 2 --config scale={cfg['scale']}"
     if a.rows:
         if not a.trained_from or not a.methods or a.models:
             raise SystemExit("--rows needs --trained-from (the table to keep) and --methods (the rows to regenerate), "

@@ -158,3 +158,62 @@ def test_the_nmt_target_rewrites_the_committed_tables_column_and_nothing_else(tm
         f"- {col}: BLEU after HICTL's two-stage NMT fine-tuning of each method's seed-1 encoder, from the table beside "
         "this one (nmt/leaderboard_nmt.md), whose notes say how each model was trained and scored; at this scale it "
         "is a workflow target of its own (`snakemake leaderboard/nmt --cores 2 --config scale=mini`)."]
+
+
+@pytest.mark.parametrize("reported", [False, True])
+def test_the_other_modes_keep_the_committed_column_until_the_nmt_report_exists(tmp_path, monkeypatch, reported):
+    """``--trained-from`` without ``--rows`` (leaderboard/models' mode) at mini: before leaderboard/nmt has run, the
+    NMT column, the random-init row and the column's notes as the committed table has them (they describe the run
+    that made them); once its report exists, the report's cells and the note that points to it."""
+    import csv
+    import shutil
+
+    from common.config import ROOT
+    from common.leaderboard import report, report_nmt
+    from common.leaderboard.methods import registry
+    from common.report import cli
+
+    mini_ctx(tmp_path)
+    fig = tmp_path / "figures"
+    fig.mkdir()
+    for ext in ("csv", "md"):
+        shutil.copy(ROOT / "figures" / "leaderboard" / "mini" / f"leaderboard.{ext}", fig)
+    monkeypatch.setattr(cli, "load_manifest", lambda path: {"leakage": {"dropped_total": 3}})
+    common = ["--scale", "mini", "--results", str(tmp_path / "results"), "--corpus", "manifest.json"]
+    if reported:
+        report_nmt.run([*common, "--out", str(fig / "nmt")])
+
+    def read(path):
+        with open(path, newline="", encoding="utf-8") as fh:
+            return {r["method"]: r for r in csv.DictReader(fh) if not r["method"].startswith("outside model")}
+
+    def nmt_notes(path):
+        return [n for n in path.read_text(encoding="utf-8").splitlines() if n.startswith("- ") and report.is_nmt_note(
+            n[2:], lbnmt.nmt_config(load_leaderboard_config("mini")))]
+
+    before, notes_before = read(fig / "leaderboard.csv"), nmt_notes(fig / "leaderboard.md")
+    assert len(notes_before) == 3  # the column's, VMSST's step 0 sharing the initial encoder's run, the decoding cap
+    cfg = load_leaderboard_config("mini")
+    cli.main("leaderboard", "Leaderboard", load_leaderboard_config, registry, report.build, None,
+             [*common, "--out", str(fig), "--trained-from", str(fig), "--methods", ",".join(cfg["methods"]),
+              "--tasks", ",".join([*cfg["tasks"], "nmt"]), "--seeds", "1,2"], options=report.options,
+             adjust=report.adjust)
+    after, col = read(fig / "leaderboard.csv"), "nmt@de-en.multi30k_test_2016_flickr"
+    assert list(after) == list(before)
+    if not reported:
+        assert after == before and nmt_notes(fig / "leaderboard.md") == notes_before
+        return
+    column = read(fig / "nmt" / "leaderboard_nmt.csv")
+    assert {m: r[col] for m, r in after.items()} == {m: column[m][col] if m in column else NOT_RUN for m in after}
+    assert [n.split(": ")[1][:9] for n in nmt_notes(fig / "leaderboard.md")] == ["BLEU afte"]
+
+
+def test_committed_nmt_notes_replace_the_columns_notes_where_they_stood():
+    from common.leaderboard.report import committed_nmt_notes
+
+    nmt = lbnmt.nmt_config(load_leaderboard_config("mini"))
+    col = "nmt@de-en.multi30k_test_2016_flickr"
+    notes = ["Scale 'mini'.", f"{col}: new.", "Decoding: outputs capped at 2 x.", "Departures from the papers: (1)."]
+    assert committed_nmt_notes(notes, ["Scale: old.", f"{col}: old.", "Readout check, x."], nmt) == [
+        "Scale 'mini'.", f"{col}: old.", "Departures from the papers: (1)."]
+    assert committed_nmt_notes(["a."], [f"{col}: old."], nmt) == ["a.", f"{col}: old."]
