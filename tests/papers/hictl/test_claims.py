@@ -13,8 +13,7 @@ def test_the_papers_numbers():
     assert paper["pretrained-above-random.de-en.hictl_hns"] == ("IWSLT'14 De→En, Transformer → HICTL Base: "
                                                                 "34.51 → 37.96 (+3.45)")
     assert paper["hictl-above-lm-only.BUCC"] == ""
-    # the initial encoder stands for the in-house XLM-R of Table 4, which Table 5 lacks
-    assert paper["pretrained-above-random.de-en.init"] == ""
+    assert not [c for c in paper if c.endswith(".init")]  # mini's NMT has no initial-encoder system (its budget)
 
 
 def test_the_papers_numbers_at_paper_scale():
@@ -24,6 +23,8 @@ def test_the_papers_numbers_at_paper_scale():
     paper = {c.id: c.reported for c in nmt_declare(cfg)}
     assert paper["pretrained-above-random.ro-en.hictl_hns"] == ("WMT'16 Ro→En, Transformer → HICTL Base: "
                                                                 "33.51 → 39.88 (+6.37)")
+    # the initial encoder stands for the in-house XLM-R of Table 4, which Table 5 lacks
+    assert paper["pretrained-above-random.de-en.init"] == ""
     rehearsal = {c.id: c.reported for c in declare(load_config("hictl", "rehearsal"))}  # its first encoder: base
     assert rehearsal["hictl-above-initial.XNLI"] == "XLM-R Base → HICTL Base, zero-shot: 76.2 → 77.3 (+1.1)"
     assert rehearsal["hictl-above-initial.BUCC"] == ""
