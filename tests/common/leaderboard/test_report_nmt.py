@@ -46,6 +46,23 @@ def nmt_own(cfg):
     return nmt_own_target(cfg)
 
 
+def committed_copy(tmp_path, monkeypatch):
+    """The committed mini table copied into ``<tmp>/figures``, BLEU files for the column's systems (:func:`mini_ctx`),
+    and the arguments a report run over them takes (the corpus manifest a stub)."""
+    import shutil
+
+    from common.config import ROOT
+    from common.report import cli
+
+    mini_ctx(tmp_path)
+    fig = tmp_path / "figures"
+    fig.mkdir()
+    for ext in ("csv", "md"):
+        shutil.copy(ROOT / "figures" / "leaderboard" / "mini" / f"leaderboard.{ext}", fig)
+    monkeypatch.setattr(cli, "load_manifest", lambda path: {"leakage": {"dropped_total": 3}})
+    return fig, ["--scale", "mini", "--results", str(tmp_path / "results"), "--corpus", "manifest.json"]
+
+
 def test_the_nmt_report_has_every_method_the_random_init_row_and_how_they_ran(tmp_path):
     from common.leaderboard.report_nmt import nmt_table
 
@@ -111,20 +128,12 @@ def test_the_nmt_target_rewrites_the_committed_tables_column_and_nothing_else(tm
     workflow's rule runs both): every row, outside ones included, and every other cell as the table had them; the
     column's cells the report's; the column's notes replaced by the one that points to the report."""
     import csv
-    import shutil
 
-    from common.config import ROOT
     from common.leaderboard import report, report_nmt
     from common.leaderboard.methods import registry
     from common.report import cli
 
-    mini_ctx(tmp_path)
-    fig = tmp_path / "figures"
-    fig.mkdir()
-    for ext in ("csv", "md"):
-        shutil.copy(ROOT / "figures" / "leaderboard" / "mini" / f"leaderboard.{ext}", fig)
-    monkeypatch.setattr(cli, "load_manifest", lambda path: {"leakage": {"dropped_total": 3}})
-    common = ["--scale", "mini", "--results", str(tmp_path / "results"), "--corpus", "manifest.json"]
+    fig, common = committed_copy(tmp_path, monkeypatch)
     report_nmt.run([*common, "--out", str(fig / "nmt")])
     cfg = load_leaderboard_config("mini")
 
@@ -166,20 +175,12 @@ def test_the_other_modes_keep_the_committed_column_until_the_nmt_report_exists(t
     NMT column, the random-init row and the column's notes as the committed table has them (they describe the run
     that made them); once its report exists, the report's cells and the note that points to it."""
     import csv
-    import shutil
 
-    from common.config import ROOT
     from common.leaderboard import report, report_nmt
     from common.leaderboard.methods import registry
     from common.report import cli
 
-    mini_ctx(tmp_path)
-    fig = tmp_path / "figures"
-    fig.mkdir()
-    for ext in ("csv", "md"):
-        shutil.copy(ROOT / "figures" / "leaderboard" / "mini" / f"leaderboard.{ext}", fig)
-    monkeypatch.setattr(cli, "load_manifest", lambda path: {"leakage": {"dropped_total": 3}})
-    common = ["--scale", "mini", "--results", str(tmp_path / "results"), "--corpus", "manifest.json"]
+    fig, common = committed_copy(tmp_path, monkeypatch)
     if reported:
         report_nmt.run([*common, "--out", str(fig / "nmt")])
 
