@@ -12,7 +12,8 @@ evaluation with its target (:meth:`common.runs.RunRegistry.add`); the report wri
 (``--target``, :func:`common.report.cli.main`).
 
 An experiment's NMT tables, a report of their own, are target ``papers/<p>/nmt`` where the config's
-``nmt.own_target`` says so (HICTL at mini), and part of ``papers/<p>/all`` otherwise (:func:`extra_targets`).
+``nmt.own_target`` says so (HICTL at mini), and part of ``papers/<p>/all`` otherwise (:func:`extra_targets`); the
+leaderboard's NMT column likewise, ``leaderboard/nmt`` (common/leaderboard/workflow/Snakefile).
 """
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ NMT_TARGET = "nmt"  # an experiment's NMT tables where its config's ``nmt.own_ta
 
 
 def nmt_own_target(cfg: dict[str, Any]) -> bool:
-    """Whether the config's NMT tables are target ``papers/<p>/nmt`` of their own (``nmt.own_target``)."""
+    """Whether the config's NMT tables are a target of their own, ``papers/<p>/nmt`` or ``leaderboard/nmt``
+    (``nmt.own_target``)."""
     return bool((cfg.get("nmt") or {}).get("own_target"))
 
 

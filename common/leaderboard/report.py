@@ -45,6 +45,7 @@ from common.leaderboard.committed import (
     OUTSIDE_NOTE,
     READOUT_NOTE,
     ROW_ALONE,
+    TABLE,
     TRAINED_ROWS,
     Cell,
     Scores,
@@ -105,14 +106,14 @@ def scores(ctx: ReportContext, nmt: dict[str, Any] | None, runs: dict[str, dict[
     """row (method, or the NMT column's random-init model) -> column -> cell; ``NOT_RUN`` where a row has no run.
     ``runs``: the NMT result files (:func:`nmt_results`)."""
     out: Scores = {}
+    inits = ctx.store.registry.inits()  # none where no row is regenerated (--nmt-column)
     for m in ctx.cfg["methods"]:
-        init = ctx.store.registry.inits()[0]
         out[m] = {}
         for t in ctx.cfg["tasks"]:
             if not get_task(t).applies_to(method(m).embedder):
                 out[m][t] = None
                 continue
-            seeds = ctx.store.scores(m, t, init)
+            seeds = ctx.store.scores(m, t, inits[0])
             out[m][t] = cell(t, seeds), [s["main_score"] for s in seeds]
     if nmt:
         col = nmt_column(nmt)
@@ -257,6 +258,11 @@ def rendered(value: Cell | str) -> list[str | float | None]:
     return [d.mean, f"[{d.lo:.1f}, {d.hi:.1f}]", " / ".join(f"{x:.1f}" for x in per_seed)]
 
 
+# two of the NMT column's notes (nmt_notes), by which a committed table's are told from its others (is_nmt_note)
+SHARED_RUN = "no NMT run of its own; its backbone is the initial encoder unchanged, whose run is the first row's."
+DECODING_CAP = "Decoding: outputs capped at"
+
+
 def nmt_notes(nmt: dict[str, Any], rows: list[str], runs: dict[str, dict[str, Any]]) -> list[str]:
     """How the NMT column was made: the recipe, its updates and target side, the scoring of ``runs`` (the rows'
     result files), which of ``rows`` share another's run, and the decoding cap."""
@@ -270,11 +276,10 @@ def nmt_notes(nmt: dict[str, Any], rows: list[str], runs: dict[str, dict[str, An
              + f" {NOT_RUN}: no NMT run for the method at this scale (the config's systems). " + scoring(runs)]
     shared = [label(m) for m in rows if m in METHODS and not METHODS[m].nmt]
     if shared:
-        notes.append(f"{', '.join(shared)}: no NMT run of its own; its backbone is the initial encoder unchanged, "
-                     "whose run is the first row's.")
+        notes.append(f"{', '.join(shared)}: {SHARED_RUN}")
     if (cap := nmtplan.max_len(nmt)) != nmtplan.FAIRSEQ_MAX_LEN:
-        notes.append(f"Decoding: outputs capped at {cap[0]:g} x source length + {cap[1]:g} tokens (nmt.max_len; "
-                     "fairseq's default is 200 tokens).")
+        notes.append(f"{DECODING_CAP} {cap[0]:g} x source length + {cap[1]:g} tokens (nmt.max_len; fairseq's "
+                     "default is 200 tokens).")
     return notes
 
 
@@ -283,13 +288,18 @@ def nmt_report(ctx: ReportContext) -> Path:
     return Path(ctx.cfg["out"]) / lbnmt.REPORT_DIR
 
 
+def nmt_reported(ctx: ReportContext) -> bool:
+    """Whether the NMT report's table exists (leaderboard/nmt has run)."""
+    return (nmt_report(ctx) / f"{lbnmt.REPORT_TABLE}.csv").exists()
+
+
 def with_reported_nmt(ctx: ReportContext, nmt: dict[str, Any], values: Scores) -> Scores:
     """Where the NMT column is a target of its own (``nmt.own_target``): every row's NMT cell, the random-init row's
     included, from the NMT report's table (:mod:`common.leaderboard.report_nmt`); NOT_RUN for a row it lacks, and
     for every row before that target has run."""
     col, folder = nmt_column(nmt), nmt_report(ctx)
     kept: Scores = {}
-    if (folder / f"{lbnmt.REPORT_TABLE}.csv").exists():
+    if nmt_reported(ctx):
         kept, _ = committed_table(folder, [col], name=lbnmt.REPORT_TABLE)
     out = {row: {**cells, col: kept.get(row, {}).get(col, NOT_RUN)} for row, cells in values.items()
            if row != nmtplan.RANDOM}
@@ -301,7 +311,7 @@ def with_reported_nmt(ctx: ReportContext, nmt: dict[str, Any], values: Scores) -
 def reported_nmt_note(ctx: ReportContext, nmt: dict[str, Any]) -> str:
     """The NMT column's note where it is a target of its own: where its cells come from and how to make them."""
     command = f"`snakemake leaderboard/{NMT_TARGET} --cores 2 --config scale={ctx.scale}`"
-    if not (nmt_report(ctx) / f"{lbnmt.REPORT_TABLE}.csv").exists():
+    if not nmt_reported(ctx):
         return f"{nmt_column(nmt)}: not run yet; at this scale it is a workflow target of its own ({command})."
     return (f"{nmt_column(nmt)}: BLEU after HICTL's two-stage NMT fine-tuning of each method's "
             f"seed-{nmt['encoder_seed']} encoder, from the table beside this one ({lbnmt.REPORT_DIR}/"
@@ -311,8 +321,7 @@ def reported_nmt_note(ctx: ReportContext, nmt: dict[str, Any]) -> str:
 
 def is_nmt_note(note: str, nmt: dict[str, Any]) -> bool:
     """Whether a note of a committed table is one of the NMT column's (:func:`nmt_notes`, :func:`reported_nmt_note`)."""
-    return note.startswith((f"{nmt_column(nmt)}: ", "Decoding: outputs capped")) or note.endswith(
-        "no NMT run of its own; its backbone is the initial encoder unchanged, whose run is the first row's.")
+    return note.startswith((f"{nmt_column(nmt)}: ", DECODING_CAP)) or note.endswith(SHARED_RUN)
 
 
 def committed_nmt_notes(notes: list[str], column_notes: list[str], nmt: dict[str, Any]) -> list[str]:
@@ -357,7 +366,7 @@ def table(ctx: ReportContext, values: Scores, nmt: dict[str, Any] | None, runs: 
     if nmt:
         notes += [reported_nmt_note(ctx, nmt)] if nmt_own_target(ctx.cfg) else nmt_notes(nmt, list(values), runs)
     header = ["method"] + [c for t in cols for c in (t, f"{t} 95% CI", f"{t} per seed")]
-    return Table("leaderboard", f"Cross-paper leaderboard, scale '{ctx.scale}' (main score, mean over seeds)", header,
+    return Table(TABLE, f"Cross-paper leaderboard, scale '{ctx.scale}' (main score, mean over seeds)", header,
                  rows, notes)
 
 
@@ -403,7 +412,7 @@ def build(ctx: ReportContext) -> tuple[list[Table | TableSpec], dict[str, Figure
     # --rows: the whole table's NMT column (the rows' systems have runs, the others' cells are kept)
     nmt = lbnmt.nmt_config({**ctx.cfg, "methods": order} if rows is not None else ctx.cfg)
     own = bool(nmt) and nmt_own_target(ctx.cfg)  # the NMT runs are another target's: no result file is read here
-    reported = own and (nmt_report(ctx) / f"{lbnmt.REPORT_TABLE}.csv").exists()
+    reported = own and nmt_reported(ctx)
     records = outside_records(ctx)
     items = ctx.cfg.get("departures", [])
     departures = [f"{DEPARTURES} " + " ".join(f"({i}) {' '.join(d.split())}" for i, d in enumerate(items, 1))
